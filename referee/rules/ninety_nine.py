@@ -1,0 +1,472 @@
+"""Ninety-nine: the pile total, tokens lost at 33, 66 and 99, eliminations (rulings N99-1..N99-8)."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from referee.cards import parse_standard, rank_of
+from referee.rules.base import (
+    IllegalMove, InvalidInput, Judge, check_keys, check_players, get_field, get_int, get_player,
+    move_type, resolve_options,
+)
+
+NAME = "ninety-nine"
+TITLE = "Ninety-nine"
+PLAYERS = (2, 16)
+HAND = 3  # N99-2: three cards each
+OPTIONS = {
+    "tokens": {"default": 9, "description": "Tokens each player starts with (N99-1)."},
+    "decks": {"default": None, "description": "1 or 2 standard decks; default 2 with more than five "
+                                              "players, else 1 (N99-1)."},
+    "first_player": {"default": None, "description": "Who plays first in round 1; default the first "
+                                                     "player listed (N99-2)."},
+}
+MOVES = {
+    "play": 'Play a card: {"type": "play", "player", "card", "value"}; value only for 10 (10 or -10) '
+            "and A (1 or 11).",
+    "missed_draw": 'The player forgot to draw after playing and keeps one card fewer: '
+                   '{"type": "missed_draw", "player"} (N99-7).',
+}
+RULINGS = {
+    "G-1": "Players are listed in seat order; clockwise is the order of the list.",
+    "G-2": "The service never deals; the table records what becomes public.",
+    "N99-1": "One 52-card deck, or two (default two with more than five players); 9 tokens each.",
+    "N99-2": "Three cards each, total 0, clockwise; each round starts one seat further left.",
+    "N99-3": "3-8 face value (4 reverses), 9 adds 0, J Q K add 10 (J skips the next player), "
+             "10 is +10 or -10, A is +1 or +11, a 2 halves an even total over 49 and doubles otherwise.",
+    "N99-4": "With two players a J gives another turn and a 4 does not reverse; eliminated players are skipped.",
+    "N99-5": "Reaching 33 or 66 costs every other player a token; passing them costs the player one; "
+             "99 wins the round (others lose two); over 99 loses the round and two tokens.",
+    "N99-6": "A player with no tokens is out at once; the last player in wins.",
+    "N99-7": "A player who forgot to draw plays on with one card fewer; no card on your turn ends the "
+             "round and costs three tokens.",
+    "N99-8": "When the draw pile runs out the played cards but the top one are reshuffled; the total stays.",
+}
+LIMITS = (33, 66)
+TARGET = 99
+
+
+# ---------------------------------------------------------------- the effect of one card
+
+@dataclass
+class Effect:
+    """What one card does to a total: shared by the game and the dispute verdict."""
+
+    total: int
+    player_loses: int = 0
+    others_lose: int = 0
+    round_over: bool = False
+    won_round: bool = False
+    skip_next: bool = False
+    reverse: bool = False
+    rules: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+
+    def note(self, rule: str, text: str) -> None:
+        if rule not in self.rules:
+            self.rules.append(rule)
+        self.reasons.append(text)
+
+
+def card_value(card: str, value: int | None) -> int | None:
+    """The declared value for a 10 or an A, checked (N99-3); None for every other card."""
+    rank = rank_of(card)
+    choices = {"10": (10, -10), "A": (1, 11)}.get(rank)
+    if choices is None:
+        if value is not None:
+            raise IllegalMove("N99-3", f"{card} has a fixed value: do not declare one.")
+        return None
+    if value not in choices:
+        raise IllegalMove("N99-3", f"{card} must be declared as {choices[0]} or {choices[1]}.",
+                          legal=list(choices))
+    return value
+
+
+def play_effect(total: int, card: str, value: int | None, players: int) -> Effect:
+    """Apply N99-3..N99-5 to ``total``; ``players`` is the number still in the game."""
+    rank = rank_of(card)
+    value = card_value(card, value)
+    if rank == "2":
+        new = total // 2 if total % 2 == 0 and total > 49 else total * 2
+        how = "halves" if total % 2 == 0 and total > 49 else "doubles"
+    elif rank in ("10", "A"):
+        new, how = total + value, f"counts {value:+d}"
+    elif rank == "9":
+        new, how = total, "adds 0"
+    elif rank in ("J", "Q", "K"):
+        new, how = total + 10, "adds 10"
+    else:
+        new, how = total + int(rank), f"adds {rank}"
+    effect = Effect(total=new)
+    effect.note("N99-3", f"{card} {how}: {total} -> {new}.")
+
+    if rank == "4":
+        if players > 2:
+            effect.reverse = True
+            effect.note("N99-3", "A 4 reverses the direction of play.")
+        else:
+            effect.note("N99-4", "With two players a 4 does not change the direction.")
+    if rank == "J":
+        effect.skip_next = True
+        if players > 2:
+            effect.note("N99-3", "A J makes the next player skip a turn.")
+        else:
+            effect.note("N99-4", "With two players a J gives the same player another turn.")
+
+    # N99-5: only going up costs tokens; every loss of one play adds up.
+    for limit in LIMITS:
+        if total < limit and new == limit:
+            effect.others_lose += 1
+            effect.note("N99-5", f"Reaching exactly {limit}: every other player loses a token.")
+        elif total < limit < new:
+            effect.player_loses += 1
+            effect.note("N99-5", f"Passing {limit}: the player loses a token.")
+    if new < total and any(new <= limit < total for limit in LIMITS):
+        effect.note("N99-5", "Going down never costs a token.")
+    if new == TARGET:
+        effect.round_over = effect.won_round = True
+        effect.others_lose += 2
+        effect.note("N99-5", "Reaching exactly 99 wins the round: every other player loses two tokens.")
+    elif new > TARGET:
+        effect.round_over = True
+        effect.player_loses += 2
+        effect.note("N99-5", "Going over 99 loses the round and two tokens.")
+    return effect
+
+
+# ---------------------------------------------------------------- game setup
+
+def _decks(options: dict, players: int) -> int:
+    decks = options["decks"]
+    if decks is None:
+        return 2 if players > 5 else 1
+    if isinstance(decks, bool) or decks not in (1, 2):
+        raise InvalidInput("Option 'decks' must be 1 or 2.")
+    return decks
+
+
+def new_game(players: list[str], options: dict | None = None) -> dict:
+    players = check_players(players, *PLAYERS)
+    options = resolve_options(OPTIONS, options)
+    tokens = options["tokens"]
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or not 1 <= tokens <= 99:
+        raise InvalidInput("Option 'tokens' must be an integer from 1 to 99.")
+    options["decks"] = _decks(options, len(players))
+    if HAND * len(players) >= 52 * options["decks"]:
+        raise InvalidInput("Too many players for the deck: use two decks.")
+    first = options["first_player"]
+    if first is None:
+        options["first_player"] = first = players[0]
+    elif first not in players:
+        raise InvalidInput("Option 'first_player' must name a player.")
+    state = {
+        "players": players,
+        "options": options,
+        "tokens": {p: tokens for p in players},
+        "out": [],
+        "round": 0,
+        "rounds": [],
+        "winners": [],
+        "events": [],
+    }
+    _start_round(state, first)
+    state["events"] = [{"text": f"Round 1: {first} plays first.", "rule": "N99-2"}]
+    return state
+
+
+def _active(state: dict) -> list[str]:
+    return [p for p in state["players"] if p not in state["out"]]
+
+
+def _start_round(state: dict, starter: str) -> None:
+    active = _active(state)
+    state.update(
+        round=state["round"] + 1,
+        total=0,
+        direction="clockwise",
+        to_play=starter,
+        starter=starter,
+        hand_sizes={p: (HAND if p in active else 0) for p in state["players"]},
+        played_this_round=[],
+        # Card accounting (N99-8): cards on the pile since the last shuffle, and the draw pile.
+        pile=[],
+        draw_pile=52 * state["options"]["decks"] - HAND * len(active),
+        round_losses={p: 0 for p in state["players"]},
+        round_notes={p: [] for p in state["players"]},
+    )
+
+
+def _seat_after(state: dict, name: str, direction: str) -> str:
+    """The next player still in the game from ``name``'s seat (N99-4: skip the eliminated)."""
+    players = state["players"]
+    step = 1 if direction == "clockwise" else -1
+    i = players.index(name)
+    for _ in range(len(players)):
+        i = (i + step) % len(players)
+        if players[i] not in state["out"]:
+            return players[i]
+    return name
+
+
+# ---------------------------------------------------------------- moves
+
+def apply(state: dict, move: dict) -> dict:
+    kind = move_type(move, MOVES)
+    if state["winners"]:
+        raise IllegalMove("N99-6", f"The game is over: {state['winners'][0]} won it.")
+    state = copy.deepcopy(state)
+    state["events"] = []
+    if kind == "play":
+        _play(state, move)
+    else:
+        _missed_draw(state, move)
+    return state
+
+
+def _check_in_game(state: dict, player: str) -> None:
+    if player in state["out"]:
+        raise IllegalMove("N99-6", f"{player} is out of the game.")
+
+
+def _play(state: dict, move: dict) -> None:
+    check_keys(move, {"type", "player", "card", "value"})
+    player = get_player(state, move)
+    card = parse_standard(get_field(move, "card", str))
+    value = get_int(move, "value", required=False, nullable=True)
+    _check_in_game(state, player)
+    if player != state["to_play"]:
+        raise IllegalMove("N99-2", f"It is {state['to_play']}'s turn, not {player}'s.",
+                          legal=state["to_play"])
+    copies = state["options"]["decks"]
+    if state["pile"].count(card) >= copies:
+        raise IllegalMove("N99-8", f"{card} cannot be played: every copy of it ({copies}) is already "
+                                   "on the pile since the last shuffle.")
+    active = _active(state)
+    effect = play_effect(state["total"], card, value, len(active))
+    before = state["total"]
+    state["total"] = effect.total
+    state["pile"].append(card)
+    state["played_this_round"].append(player)
+    state["top"] = card
+    _event(state, "N99-3", f"{player} plays {card}: {before} -> {effect.total}.")
+    _charge(state, player, effect)
+    if effect.reverse:
+        state["direction"] = "counterclockwise" if state["direction"] == "clockwise" else "clockwise"
+    if _game_over(state):
+        return
+    if effect.round_over:
+        _end_round(state)
+        return
+    _draw(state, player)
+    _advance(state, player, effect.skip_next)
+
+
+def _charge(state: dict, player: str, effect: Effect) -> None:
+    """Token losses of one play (N99-5), then eliminations (N99-6)."""
+    total = effect.total
+    others = [p for p in _active(state) if p != player]
+    if effect.others_lose:
+        for p in others:
+            _lose(state, p, effect.others_lose, "N99-5")
+        what = "reaches 99 and wins the round" if effect.won_round else f"reached {total}"
+        names = _join(others)
+        _event(state, "N99-5", f"{player} {what}: {names} lose{'s' if len(others) == 1 else ''} "
+                               f"{_tokens(effect.others_lose)}.")
+    if effect.player_loses:
+        _lose(state, player, effect.player_loses, "N99-5")
+        why = "went over 99 and loses the round" if effect.round_over else "passed a limit"
+        if effect.round_over and effect.player_loses > 2:
+            why = "passed 66 and went over 99, losing the round"
+        _event(state, "N99-5", f"{player} {why}: {player} loses {_tokens(effect.player_loses)}.")
+    _eliminate(state)
+
+
+def _lose(state: dict, player: str, tokens: int, rule: str) -> None:
+    lost = min(tokens, state["tokens"][player])
+    state["tokens"][player] -= lost
+    state["round_losses"][player] += lost
+    state["round_notes"][player].append({"rule": rule, "points": -lost, "detail": f"lost {_tokens(lost)}"})
+
+
+def _eliminate(state: dict) -> None:
+    for p in state["players"]:
+        if state["tokens"][p] == 0 and p not in state["out"]:
+            state["out"].append(p)
+            state["hand_sizes"][p] = 0
+            _event(state, "N99-6", f"{p} has no tokens left and is out of the game.")
+
+
+def _game_over(state: dict) -> bool:
+    active = _active(state)
+    if len(active) > 1:
+        return False
+    state["winners"] = active
+    state["to_play"] = None
+    _record_round(state, ended_by=None)
+    _event(state, "N99-6", f"{active[0]} is the last player in and wins the game.")
+    return True
+
+
+def _draw(state: dict, player: str) -> None:
+    """The player draws a fresh card; reshuffle the pile but its top card when needed (N99-8)."""
+    if state["draw_pile"] == 0:
+        state["draw_pile"] = len(state["pile"]) - 1
+        state["pile"] = state["pile"][-1:]
+        _event(state, "N99-8", "The draw pile ran out: the played cards but the top one are "
+                               f"shuffled into a new draw pile ({state['draw_pile']} cards).")
+    if state["draw_pile"] > 0:
+        state["draw_pile"] -= 1
+    else:  # nothing left anywhere to draw: the hand simply shrinks, as for a missed draw
+        state["hand_sizes"][player] -= 1
+
+
+def _advance(state: dict, player: str, skip: bool) -> None:
+    active = _active(state)
+    direction = state["direction"]
+    if skip and player in active and len(active) == 2:
+        nxt = player  # N99-4: with two players a J gives another turn
+        _event(state, "N99-4", f"{player} plays again.")
+    else:
+        nxt = _seat_after(state, player, direction)
+        if skip:
+            _event(state, "N99-3", f"{nxt} skips a turn.")
+            nxt = _seat_after(state, nxt, direction)
+    state["to_play"] = nxt
+    _check_empty_hand(state)
+
+
+def _check_empty_hand(state: dict) -> None:
+    """N99-7: a player whose turn comes with no card ends the round and loses three tokens."""
+    player = state["to_play"]
+    if player is None or state["hand_sizes"][player] > 0:
+        return
+    _lose(state, player, 3, "N99-7")
+    _event(state, "N99-7", f"{player} has no card to play: the round ends and {player} loses "
+                           f"{_tokens(3)}.")
+    _eliminate(state)
+    if not _game_over(state):
+        _end_round(state)
+
+
+def _missed_draw(state: dict, move: dict) -> None:
+    check_keys(move, {"type", "player"})
+    player = get_player(state, move)
+    _check_in_game(state, player)
+    if player not in state["played_this_round"]:
+        raise IllegalMove("N99-7", f"{player} has not played a card this round, so cannot have "
+                                   "forgotten to draw.")
+    if state["hand_sizes"][player] == 0:
+        raise IllegalMove("N99-7", f"{player} has no card left in hand.")
+    state["hand_sizes"][player] -= 1
+    state["draw_pile"] += 1  # the card was never taken
+    _event(state, "N99-7", f"{player} forgot to draw and plays on with "
+                           f"{state['hand_sizes'][player]} card{'s' if state['hand_sizes'][player] != 1 else ''}.")
+    _check_empty_hand(state)
+
+
+def _end_round(state: dict) -> None:
+    _record_round(state, ended_by=state["played_this_round"][-1] if state["played_this_round"] else None)
+    # N99-2: the next round starts one seat further left than this one did.
+    starter = _seat_after(state, state["starter"], "clockwise")
+    _start_round(state, starter)
+    _event(state, "N99-2", f"Round {state['round']}: {starter} plays first.")
+
+
+def _record_round(state: dict, ended_by: str | None) -> None:
+    state["rounds"].append({
+        "round": state["round"],
+        "scores": {p: -state["round_losses"][p] for p in state["players"]},
+        "totals": dict(state["tokens"]),
+        "breakdown": {p: state["round_notes"][p] for p in state["players"]},
+        "final_total": state["total"],
+    })
+
+
+def _event(state: dict, rule: str, text: str) -> None:
+    state["events"].append({"text": text, "rule": rule})
+
+
+def _tokens(n: int) -> str:
+    return "a token" if n == 1 else f"{n} tokens"
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+# ---------------------------------------------------------------- views
+
+def standings(state: dict) -> dict[str, int]:
+    return dict(state["tokens"])
+
+
+def public_view(state: dict) -> dict:
+    return {
+        "status": "finished" if state["winners"] else "in_progress",
+        "round": state["round"],
+        "to_play": state["to_play"],
+        "total": state["total"],
+        "direction": state["direction"],
+        "top": state.get("top"),
+        "tokens": dict(state["tokens"]),
+        "out": list(state["out"]),
+        "hand_sizes": dict(state["hand_sizes"]),
+        "draw_pile": state["draw_pile"],
+        "events": list(state["events"]),
+        "standings": standings(state),
+        "winners": list(state["winners"]),
+        "rounds": state["rounds"],
+    }
+
+
+# ---------------------------------------------------------------- dispute verdict
+
+def judge_play(body: dict) -> dict:
+    check_keys(body, {"total", "card", "value", "players"}, what="request")
+    total = get_int(body, "total", lo=-10_000, hi=10_000)
+    card = parse_standard(get_field(body, "card", str))
+    value = get_int(body, "value", required=False, nullable=True)
+    players = get_int(body, "players", lo=2, hi=PLAYERS[1], required=False, default=3)
+    effect = play_effect(total, card, value, players)
+    return {
+        "total": effect.total,
+        "player_loses": effect.player_loses,
+        "others_lose": effect.others_lose,
+        "round_over": effect.round_over,
+        "skip_next": effect.skip_next,
+        "reverse": effect.reverse,
+        "rule": effect.rules,
+        "explanation": " ".join(effect.reasons),
+    }
+
+
+JUDGES = {
+    "play": Judge(
+        fn=judge_play,
+        summary="What one card does to a pile total: new total, tokens lost, skip and reverse.",
+        request={
+            "type": "object",
+            "required": ["total", "card"],
+            "additionalProperties": False,
+            "properties": {
+                "total": {"type": "integer", "minimum": -10000, "maximum": 10000},
+                "card": {"type": "string", "example": "2S"},
+                "value": {"type": "integer", "nullable": True, "description": "10 or -10 for a 10, 1 or 11 for an A"},
+                "players": {"type": "integer", "minimum": 2, "maximum": PLAYERS[1], "default": 3},
+            },
+        },
+        response={
+            "type": "object",
+            "properties": {
+                "total": {"type": "integer"},
+                "player_loses": {"type": "integer"},
+                "others_lose": {"type": "integer"},
+                "round_over": {"type": "boolean"},
+                "skip_next": {"type": "boolean"},
+                "reverse": {"type": "boolean"},
+                "rule": {"type": "array", "items": {"type": "string"}},
+                "explanation": {"type": "string"},
+            },
+        },
+    ),
+}
