@@ -1,0 +1,459 @@
+"""XIX: an 18-card trick game for two, with strikes, rising stakes, a draft and a strike-row trade.
+
+Rules: ``shared/rules/xix.md`` and rulings X19-1 to X19-7 (plus G-1, G-2).
+
+The service never deals (G-2). It records what the table makes public (X19-7): the open hands,
+the size of each closed hand, the strike row (each slot face down, or its face-up card), the
+cards of the current exchange, and it refuses any claim that contradicts what it knows.
+Besides the public record it keeps what moves have named but the table has not shown: a card
+put face down into the strike row from a closed hand, and a face-down strike card named by the
+player who took it. ``public_view`` never shows those.
+
+Hands never run out: an exchange ends at the latest after five tricks (two strikes each, then a
+third for someone), each player holds six cards at the start of every exchange, and the draft
+gives each player back exactly as many cards as they played; the trade is one for one.
+"""
+from __future__ import annotations
+
+from copy import deepcopy
+from typing import Any
+
+from referee.cards import parse_xix
+from referee.rules.base import (
+    IllegalMove, Judge, check_keys, check_players, get_choice, get_field, get_int,
+    get_player, move_type, player_option, resolve_options,
+)
+
+NAME = "xix"
+TITLE = "XIX"
+PLAYERS = (2, 2)
+
+DECK = tuple(range(1, 19))          # X19-1: one card of each value 1-18
+HAND_SIZE = 6                       # X19-1: six cards to each closed hand
+ROW_SIZE = 5                        # X19-1: five face down in the strike row
+TRICK_SUM = 19                      # X19-2
+STRIKES_OUT = 3                     # X19-3: the third strike forces abandon
+TARGET = 19                         # X19-5
+STAKES = {0: 0, 1: 1, 2: 2, 3: 3, 4: 5, 5: 8}   # X19-4: total strikes -> stakes
+SOURCES = ("closed", "open")
+
+OPTIONS = {
+    "first_leader": {
+        "default": None,
+        "description": "Who leads the first trick (X19-1, the table's choice); "
+                       "default: the first player listed (G-2).",
+    },
+}
+
+MOVES = {
+    "play": "Lead or follow a trick: {player, card 1-18, from: closed|open} (X19-2, X19-7).",
+    "decide": "After receiving a strike: {player, choice: raise|abandon} (X19-3); "
+              "a third strike abandons by itself.",
+    "draft": "One pick of the draft into the picker's open hand: {player, card}; "
+             "the exchange's loser picks first, then picks alternate (X19-6).",
+    "trade": "The loser's trade with the strike row: {player, card, from: closed|open, slot 0-4, "
+             "strike_card: the slot's card, or null for a face-down card left unnamed} (X19-6).",
+}
+
+RULINGS = {
+    "G-1": "Players are listed in seat order.",
+    "G-2": "The service never deals; the first listed player plays first unless the table records otherwise.",
+    "X19-1": "Cards 1-18, each once; exactly two players; 6 + 6 closed, 5 face down in the strike row, "
+             "1 discarded unseen; the table chooses who leads first.",
+    "X19-2": "Each player plays one card from either hand; if the two add up to 19 the lower card takes "
+             "the trick, otherwise the higher; the taker leads next, across exchanges too.",
+    "X19-3": "The player who did not take the trick receives a strike and chooses abandon or raise; "
+             "a third strike in an exchange forces abandon.",
+    "X19-4": "Stakes by total strikes in the exchange: 1->1, 2->2, 3->3, 4->5, 5->8; the winner of "
+             "the exchange scores the stakes.",
+    "X19-5": "The game ends when exactly 19 points have been awarded (fewer points wins) or a player "
+             "has 19 or more (more points wins); at 19-0 the exactly-19 rule decides.",
+    "X19-6": "Otherwise the exchange's cards are drafted alternately into the open hands, loser first; "
+             "then the loser trades one hand card for one strike-row card.",
+    "X19-7": "The referee tracks what is public; a card must be in the open hand to be played from it, "
+             "and a card known to be elsewhere cannot come from a closed hand.",
+}
+
+
+# ------------------------------------------------------------------ the trick (X19-2)
+
+def trick_winner(lead: int, follow: int) -> str:
+    """``"lead"`` or ``"follow"``: on a sum of 19 the lower card takes the trick, else the higher."""
+    if lead == follow:
+        raise IllegalMove("X19-1", f"There is only one {lead} in the deck: both cards cannot be {lead}.")
+    if lead + follow == TRICK_SUM:
+        return "lead" if lead < follow else "follow"
+    return "lead" if lead > follow else "follow"
+
+
+def _trick_explanation(lead: int, follow: int) -> str:
+    total = lead + follow
+    if total == TRICK_SUM:
+        return f"{lead} + {follow} = 19, so the lower card ({min(lead, follow)}) takes the trick."
+    return f"{lead} + {follow} = {total}, not 19, so the higher card ({max(lead, follow)}) takes the trick."
+
+
+def _judge_trick(body: Any) -> dict:
+    check_keys(body, {"lead", "follow"}, "request")
+    lead = _card(body, "lead")
+    follow = _card(body, "follow")
+    return {"winner": trick_winner(lead, follow), "rule": "X19-2",
+            "explanation": _trick_explanation(lead, follow)}
+
+
+JUDGES = {
+    "trick": Judge(
+        _judge_trick,
+        "Who takes a trick: on a sum of 19 the lower card, otherwise the higher (X19-2).",
+        request={"type": "object", "required": ["lead", "follow"], "properties": {
+            "lead": {"type": "integer", "minimum": 1, "maximum": 18, "description": "The card led."},
+            "follow": {"type": "integer", "minimum": 1, "maximum": 18, "description": "The card that followed."},
+        }},
+        response={"type": "object", "required": ["winner", "rule", "explanation"], "properties": {
+            "winner": {"type": "string", "enum": ["lead", "follow"]},
+            "rule": {"type": "string"},
+            "explanation": {"type": "string"},
+        }},
+    ),
+}
+
+
+# ------------------------------------------------------------------ setup
+
+def new_game(players: Any, options: Any = None) -> dict:
+    names = check_players(players, *PLAYERS)
+    opts = resolve_options(OPTIONS, options)
+    # X19-1 / G-2: the table's choice, else the first player listed
+    leader = player_option(opts, "first_leader", names) or names[0]
+    opts["first_leader"] = leader
+    return {
+        "players": names,
+        "options": opts,
+        "phase": "trick",
+        "to_play": leader,
+        "leader": leader,
+        "exchange": 1,
+        "trick": [],                 # plays of the trick in progress
+        "tricks": [],                # completed tricks of this exchange
+        "exchange_cards": [],        # cards of this exchange still on the table (the draft pool)
+        "strikes": {n: 0 for n in names},
+        "points": {n: 0 for n in names},
+        "open_hands": {n: [] for n in names},
+        "closed_sizes": {n: HAND_SIZE for n in names},
+        "closed_known": {n: [] for n in names},   # named by a move, not shown publicly
+        # "card" of a face-down slot is what a move named (None if never named); never shown
+        "strike_row": [{"face": "down", "card": None} for _ in range(ROW_SIZE)],
+        "exchange_winner": None,
+        "exchange_loser": None,
+        "rounds": [],
+        "winners": [],
+        "end": None,
+    }
+
+
+# ------------------------------------------------------------------ move parsing
+
+def _card(obj: dict, key: str, nullable: bool = False) -> int | None:
+    value = get_field(obj, key, (int, str), nullable=nullable)
+    return None if value is None else parse_xix(value)
+
+
+def _parse(state: dict, move: Any) -> dict:
+    """Check the move's shape and return it clean (InvalidInput on anything malformed)."""
+    kind = move_type(move, MOVES)
+    fields = {"play": {"card", "from"}, "decide": {"choice"}, "draft": {"card"},
+              "trade": {"card", "from", "slot", "strike_card"}}[kind]
+    check_keys(move, fields | {"type", "player"})
+    clean = {"type": kind, "player": get_player(state, move)}
+    if "card" in fields:
+        clean["card"] = _card(move, "card")
+    if "from" in fields:
+        clean["from"] = get_choice(move, "from", SOURCES)
+    if kind == "decide":
+        clean["choice"] = get_choice(move, "choice", ("raise", "abandon"))
+    if kind == "trade":
+        clean["slot"] = get_int(move, "slot", 0, ROW_SIZE - 1)
+        clean["strike_card"] = _card(move, "strike_card", nullable=True) if "strike_card" in move else None
+    return clean
+
+
+# ------------------------------------------------------------------ apply
+
+def apply(state: dict, move: Any) -> dict:
+    clean = _parse(state, move)
+    if state["phase"] == "finished":
+        raise IllegalMove("X19-5", f"The game is over: {state['end']['detail']}")
+    new = deepcopy(state)
+    _HANDLERS[clean["type"]](new, clean)
+    return new
+
+
+def _other(state: dict, name: str) -> str:
+    first, second = state["players"]
+    return second if name == first else first
+
+
+def _require_phase(state: dict, phase: str, move: dict) -> None:
+    if state["phase"] == phase:
+        return
+    now = {
+        "trick": ("X19-2", f"A trick is being played: {state['to_play']} is to play a card."),
+        "decision": ("X19-3", f"{state['to_play']} received a strike and must first choose to raise or abandon."),
+        "draft": ("X19-6", f"The exchange is over and its cards are being drafted: {state['to_play']} picks next."),
+        "trade": ("X19-6", f"{state['to_play']} must first trade a card with the strike row."),
+    }[state["phase"]]
+    # a decision is always about X19-3, the draft and the trade about X19-6; a play out of
+    # time cites what the table must do first
+    rule = {"decide": "X19-3", "draft": "X19-6", "trade": "X19-6"}.get(move["type"], now[0])
+    raise IllegalMove(rule, f"A '{move['type']}' move is not possible now. {now[1]}",
+                      legal={"phase": state["phase"], "to_play": state["to_play"]})
+
+
+def _require_turn(state: dict, player: str, rule: str, why: str) -> None:
+    if player != state["to_play"]:
+        raise IllegalMove(rule, f"It is not {player}'s turn: {why}", legal={"to_play": state["to_play"]})
+
+
+# ---- where a card is known to be (X19-7)
+
+def _known_location(state: dict, card: int, except_closed_of: str | None = None) -> str | None:
+    """Where the service knows ``card`` is, or None if it could be in any hidden place."""
+    for name in state["players"]:
+        if card in state["open_hands"][name]:
+            return f"in {name}'s open hand"
+        if card in state["closed_known"][name] and name != except_closed_of:
+            return f"in {name}'s closed hand"
+    for index, slot in enumerate(state["strike_row"]):
+        if slot["card"] == card:
+            return f"face {slot['face']} in strike-row slot {index}"
+    if card in state["exchange_cards"]:
+        return "already played in this exchange"
+    return None
+
+
+def _unknown_closed(state: dict, name: str) -> int:
+    return state["closed_sizes"][name] - len(state["closed_known"][name])
+
+
+def _take_from_hand(state: dict, name: str, card: int, source: str) -> None:
+    """Remove ``card`` from ``name``'s open or closed hand, refusing what cannot be true (X19-7)."""
+    if source == "open":
+        hand = state["open_hands"][name]
+        if card not in hand:
+            raise IllegalMove("X19-7", f"{card} is not in {name}'s open hand.", legal={"open": list(hand)})
+        hand.remove(card)
+        return
+    if state["closed_sizes"][name] == 0:
+        raise IllegalMove("X19-7", f"{name} has no cards in their closed hand.")
+    if card in state["closed_known"][name]:
+        state["closed_known"][name].remove(card)
+    else:
+        where = _known_location(state, card)
+        if where:
+            raise IllegalMove("X19-7", f"{card} cannot come from {name}'s closed hand: it is {where}.")
+        if _unknown_closed(state, name) == 0:
+            raise IllegalMove("X19-7", f"{card} cannot come from {name}'s closed hand: every card in it "
+                                       f"is already known, and {card} is not one of them.")
+    state["closed_sizes"][name] -= 1
+
+
+# ---- play and the end of a trick (X19-2, X19-3)
+
+def _play(state: dict, move: dict) -> None:
+    _require_phase(state, "trick", move)
+    role = "lead" if not state["trick"] else "follow"
+    _require_turn(state, move["player"], "X19-2",
+                  f"{state['to_play']} is to {role} (the taker of the last trick leads the next).")
+    _take_from_hand(state, move["player"], move["card"], move["from"])
+    state["trick"].append({"player": move["player"], "card": move["card"]})
+    state["exchange_cards"].append(move["card"])
+    if len(state["trick"]) == 1:
+        state["to_play"] = _other(state, move["player"])
+    else:
+        _finish_trick(state)
+
+
+def _finish_trick(state: dict) -> None:
+    lead, follow = state["trick"]
+    taker = (lead if trick_winner(lead["card"], follow["card"]) == "lead" else follow)["player"]
+    struck = _other(state, taker)
+    state["tricks"].append({"lead": lead, "follow": follow, "winner": taker, "rule": "X19-2",
+                            "explanation": _trick_explanation(lead["card"], follow["card"])})
+    state["trick"] = []
+    state["leader"] = taker                       # X19-2: the taker leads next, across exchanges
+    state["strikes"][struck] += 1                 # X19-3
+    if state["strikes"][struck] >= STRIKES_OUT:   # X19-3: the third strike forces abandon
+        _end_exchange(state, winner=taker, how="third strike")
+    else:
+        state["phase"] = "decision"
+        state["to_play"] = struck
+
+
+def _decide(state: dict, move: dict) -> None:
+    _require_phase(state, "decision", move)
+    _require_turn(state, move["player"], "X19-3", f"{state['to_play']} received the strike and decides.")
+    if move["choice"] == "raise":
+        state["phase"] = "trick"
+        state["to_play"] = state["leader"]
+    else:
+        _end_exchange(state, winner=_other(state, move["player"]), how="abandoned")
+
+
+# ---- the end of an exchange (X19-4, X19-5)
+
+def _end_exchange(state: dict, winner: str, how: str) -> None:
+    loser = _other(state, winner)
+    total_strikes = sum(state["strikes"].values())
+    stakes = STAKES[total_strikes]
+    state["points"][winner] += stakes
+    state["exchange_winner"], state["exchange_loser"] = winner, loser
+    cause = (f"{loser} received a third strike and had to abandon (X19-3)" if how == "third strike"
+             else f"{loser} abandoned the exchange")
+    detail = (f"Won exchange {state['exchange']}: {cause}; {total_strikes} strike"
+              f"{'' if total_strikes == 1 else 's'} in total, stakes {stakes}.")
+    state["rounds"].append({
+        "round": state["exchange"],
+        "scores": {winner: stakes, loser: 0},
+        "totals": dict(state["points"]),
+        "breakdown": {winner: [{"rule": "X19-4", "points": stakes, "detail": detail}], loser: []},
+        "winner": winner,
+        "loser": loser,
+        "ended_by": how,
+        "strikes": dict(state["strikes"]),
+        "stakes": stakes,
+        "tricks": deepcopy(state["tricks"]),
+    })
+    if _game_over(state):
+        return
+    state["phase"] = "draft"                      # X19-6: the loser picks first
+    state["to_play"] = loser
+
+
+def _game_over(state: dict) -> bool:
+    """X19-5, the exactly-19 rule first (so it also decides 19-0)."""
+    points = state["points"]
+    awarded = sum(points.values())
+    if awarded == TARGET:
+        winner = min(points, key=points.get)
+        detail = f"exactly {TARGET} points have been awarded, so the player with fewer points, {winner}, wins."
+    elif max(points.values()) >= TARGET:
+        winner = max(points, key=points.get)
+        detail = f"{winner} has {points[winner]} points ({TARGET} or more) and wins with more points."
+    else:
+        return False
+    state["phase"] = "finished"
+    state["to_play"] = None
+    state["winners"] = [winner]
+    state["end"] = {"rule": "X19-5", "reason": "exactly 19 awarded" if awarded == TARGET else "19 or more",
+                    "winner": winner, "detail": detail}
+    return True
+
+
+# ---- the draft and the trade (X19-6)
+
+def _draft(state: dict, move: dict) -> None:
+    _require_phase(state, "draft", move)
+    _require_turn(state, move["player"], "X19-6",
+                  f"the loser of the exchange picks first and picks alternate; {state['to_play']} picks now.")
+    pool = state["exchange_cards"]
+    if move["card"] not in pool:
+        raise IllegalMove("X19-6", f"{move['card']} is not among the cards left to draft.", legal=sorted(pool))
+    pool.remove(move["card"])
+    _add_open(state, move["player"], move["card"])
+    if pool:
+        state["to_play"] = _other(state, move["player"])
+    else:
+        state["phase"] = "trade"
+        state["to_play"] = state["exchange_loser"]
+
+
+def _trade(state: dict, move: dict) -> None:
+    _require_phase(state, "trade", move)
+    name, card, index = move["player"], move["card"], move["slot"]
+    _require_turn(state, name, "X19-6", f"only the loser of the exchange, {state['to_play']}, trades.")
+    _take_from_hand(state, name, card, move["from"])
+    slot = state["strike_row"][index]
+    taken = _strike_card(state, slot, index, move["strike_card"], card)
+    if slot["face"] == "up":                      # a face-up strike card joins the open hand
+        _add_open(state, name, taken)
+    else:                                         # a face-down one joins the closed hand
+        state["closed_sizes"][name] += 1
+        if taken is not None:
+            state["closed_known"][name].append(taken)
+    # the hand card goes in face down from the closed hand, face up from the open hand
+    state["strike_row"][index] = {"face": "down" if move["from"] == "closed" else "up", "card": card}
+    _next_exchange(state)
+
+
+def _strike_card(state: dict, slot: dict, index: int, named: int | None, hand_card: int) -> int | None:
+    """The card taken from ``slot``: its known card, or the one named, or None (unknown)."""
+    if named is None:
+        return slot["card"]
+    if slot["card"] is not None:
+        if named != slot["card"]:
+            what = f"holds {slot['card']} face up" if slot["face"] == "up" else \
+                "holds a different card (recorded when it was put there face down)"
+            raise IllegalMove("X19-7", f"Strike-row slot {index} {what}, not {named}.")
+        return named
+    where = "the card being traded away" if named == hand_card else _known_location(state, named)
+    if where:
+        raise IllegalMove("X19-7", f"Strike-row slot {index} cannot hold {named}: it is {where}.")
+    return named
+
+
+def _add_open(state: dict, name: str, card: int) -> None:
+    state["open_hands"][name] = sorted(state["open_hands"][name] + [card])
+
+
+def _next_exchange(state: dict) -> None:
+    state["exchange"] += 1
+    state["strikes"] = {n: 0 for n in state["players"]}
+    state["tricks"] = []
+    state["exchange_winner"] = state["exchange_loser"] = None
+    state["phase"] = "trick"
+    state["to_play"] = state["leader"]            # X19-2: the last trick's taker leads
+
+
+_HANDLERS = {"play": _play, "decide": _decide, "draft": _draft, "trade": _trade}
+
+
+# ------------------------------------------------------------------ views
+
+def standings(state: dict) -> dict:
+    return dict(state["points"])
+
+
+def _public_slot(slot: dict) -> dict:
+    return {"face": slot["face"], "card": slot["card"] if slot["face"] == "up" else None}
+
+
+def public_view(state: dict) -> dict:
+    visible = set(state["exchange_cards"])
+    for name in state["players"]:
+        visible.update(state["open_hands"][name])
+    visible.update(s["card"] for s in state["strike_row"] if s["face"] == "up")
+    return {
+        "status": "finished" if state["phase"] == "finished" else "in_progress",
+        "round": state["exchange"],
+        "to_play": state["to_play"],
+        "standings": standings(state),
+        "winners": list(state["winners"]),
+        "rounds": deepcopy(state["rounds"]),
+        "phase": state["phase"],
+        "exchange": state["exchange"],
+        "leader": state["leader"],
+        "trick": deepcopy(state["trick"]),
+        "tricks": deepcopy(state["tricks"]),
+        "exchange_cards": sorted(state["exchange_cards"]),
+        "strikes": dict(state["strikes"]),
+        "stakes": STAKES[sum(state["strikes"].values())],
+        "points": dict(state["points"]),
+        "open_hands": {n: list(h) for n, h in state["open_hands"].items()},
+        "closed_sizes": dict(state["closed_sizes"]),
+        "strike_row": [_public_slot(s) for s in state["strike_row"]],
+        "exchange_winner": state["exchange_winner"],
+        "exchange_loser": state["exchange_loser"],
+        # cards nobody can see: closed hands, face-down strike cards and the discard
+        "unseen": [c for c in DECK if c not in visible],
+        "end": deepcopy(state["end"]),
+    }
