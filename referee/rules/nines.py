@@ -1,0 +1,494 @@
+"""Nines: 3x3 grids, sets in rows and columns, hands to a target score (rulings N9-1..N9-8).
+
+A hand runs through these phases (``state["phase"]``):
+
+``deal``      before the deal. ``to_play`` is the dealer, who records the ``deal`` move (the three
+              face-up cards of every player and the first discard). A table that only wants scores
+              records a ``hand_result`` here instead.
+``play``      ordinary turns from the dealer's left (N9-3, N9-8).
+``reveal``    someone is done (N9-4): every other player records a ``reveal`` of their full grid.
+``final``     each other player, from the done player's left, has exactly one more turn (N9-4).
+``finished``  a hand ended with someone at or over the target (N9-7).
+
+Card accounting: the service knows where every public card lies (face-up grid cards and the
+discard pile); together they may never hold more copies of a card than the decks do (N9-1).
+When the stock runs out the discard pile but its top card becomes the new stock (N9-8), so those
+cards are no longer located and may be drawn again.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from referee.cards import JOKER, check_copies, parse_standard, rank_of
+from referee.rules.base import (
+    IllegalMove, InvalidInput, Judge, check_keys, check_players, get_choice, get_field, get_int,
+    get_player, left_of, move_type, resolve_options,
+)
+
+NAME = "nines"
+TITLE = "Nines"
+PLAYERS = (2, 18)
+CELLS = 9
+CARDS_PER_DECK = 54  # N9-1: 52 cards and two Jokers
+ROWS = ((0, 1, 2), (3, 4, 5), (6, 7, 8))
+COLUMNS = ((0, 3, 6), (1, 4, 7), (2, 5, 8))
+FACE_UP_AT_DEAL = 3  # N9-2
+
+OPTIONS = {
+    "decks": {"default": None,
+              "description": "Standard decks with two Jokers each: default 2 for 2-3 players, 3 for 4-6, "
+                             "one more for every three further players; the table may choose more (N9-1)."},
+    "target": {"default": 100,
+               "description": "The game ends after the first hand at whose end a total reaches this (N9-7)."},
+    "dealer": {"default": None,
+               "description": "The first hand's dealer; default the last player listed (G-2)."},
+}
+MOVES = {
+    "deal": '{"type": "deal", "discard": code, "revealed": {name: {position: code, ...}}}: each player\'s '
+            "three face-up cards (positions 0-8, row by row) and the first discard (N9-2).",
+    "turn": '{"type": "turn", "player", "source": "stock"|"discard", "card", "position": 0-8|null, '
+            '"replaced"}: the card taken, where it went (null: discarded), and the card it replaced when '
+            "that position was face down (N9-3).",
+    "reveal": '{"type": "reveal", "player", "grid": [9 codes]}: once someone is done, each other player\'s '
+              "full grid, agreeing with every card already known (N9-4).",
+    "hand_result": '{"type": "hand_result", "grids": {name: [9 codes]}}: a whole hand scored from the final '
+                   "grids, recorded instead of its deal and turns (N9-5, N9-6).",
+}
+RULINGS = {
+    "G-1": "Players are listed in seat order; a player's left is the next one in the list.",
+    "G-2": "The first dealer is the last player listed unless recorded; the service never deals.",
+    "N9-1": "Standard decks with two Jokers each: 2 for 2-3 players, 3 for 4-6, one more per three "
+            "further players (the table may choose more).",
+    "N9-2": "Nine cards in a 3x3 grid, positions 0-8 row by row; three face up at the deal; one stock "
+            "card starts the discard pile.",
+    "N9-3": "A turn: take the stock's or the discard pile's top card, then put it face up in any position "
+            "and discard the card it replaces, or discard it.",
+    "N9-4": "A player with all nine cards face up is done: the others turn all their cards face up, then "
+            "each has exactly one more turn from the done player's left; then the hand is scored.",
+    "N9-5": "A set is a full row or column of three cards of one rank; Jokers never form a set; a card "
+            "may be in a row and a column set; diagonals do not count.",
+    "N9-6": "Card points: in a set 0; otherwise K 0, Joker -3, J and Q 10, A 1, 2-10 face value.",
+    "N9-7": "The game ends after the first hand at whose end a total reaches the target (default 100); "
+            "lowest total wins, ties share.",
+    "N9-8": "The deal passes left each hand; the dealer's left plays first. An empty stock is remade "
+            "from the discard pile but its top card.",
+}
+
+
+# ---------------------------------------------------------------- scoring (N9-5, N9-6)
+
+def card_points(card: str) -> int:
+    """Points of a card that is not in a set (N9-6)."""
+    rank = rank_of(card)
+    if rank == JOKER:
+        return -3
+    if rank == "K":
+        return 0
+    if rank in ("J", "Q"):
+        return 10
+    if rank == "A":
+        return 1
+    return int(rank)
+
+
+def find_sets(grid: list[str]) -> list[dict]:
+    """Full rows, then full columns, of three cards of one rank; never Jokers, never diagonals (N9-5)."""
+    sets = []
+    for cells in ROWS + COLUMNS:
+        ranks = {rank_of(grid[i]) for i in cells}
+        if len(ranks) == 1 and JOKER not in ranks:
+            sets.append({"cells": list(cells), "rank": ranks.pop()})
+    return sets
+
+
+def _line_name(cells: list[int]) -> str:
+    if tuple(cells) in ROWS:
+        return f"row {ROWS.index(tuple(cells)) + 1}"
+    return f"column {COLUMNS.index(tuple(cells)) + 1}"
+
+
+def score_grid(grid: list[str]) -> dict:
+    """Score one full grid: the total, its sets, each cell's points, and a breakdown citing rulings."""
+    sets = find_sets(grid)
+    in_set = {i for found in sets for i in found["cells"]}
+    points = [0 if i in in_set else card_points(card) for i, card in enumerate(grid)]
+    breakdown = [{"rule": "N9-5", "points": 0,
+                  "detail": f"Set in {_line_name(s['cells'])} (positions {', '.join(map(str, s['cells']))}): "
+                            f"three cards of rank {s['rank']}."} for s in sets]
+    for i, card in enumerate(grid):
+        if i in in_set:
+            breakdown.append({"rule": "N9-5", "points": 0, "detail": f"{card} at position {i} is in a set: 0."})
+        else:
+            breakdown.append({"rule": "N9-6", "points": points[i],
+                              "detail": f"{card} at position {i}: {points[i]}."})
+    return {"points": sum(points), "sets": sets, "card_points": points, "breakdown": breakdown}
+
+
+# ---------------------------------------------------------------- input parsing
+
+def _card(code: Any) -> str:
+    return parse_standard(code, jokers=True)
+
+
+def parse_grid(value: Any, what: str = "grid") -> list[str]:
+    """Nine card codes, row by row; a 3x3 nested list is accepted too (N9-2)."""
+    if not isinstance(value, list):
+        raise InvalidInput(f"'{what}' must be a list of 9 card codes (or 3 rows of 3).")
+    if len(value) == 3 and all(isinstance(row, list) for row in value):
+        if any(len(row) != 3 for row in value):
+            raise InvalidInput(f"'{what}': each of the 3 rows needs 3 cards.")
+        value = [code for row in value for code in row]
+    if len(value) != CELLS:
+        raise InvalidInput(f"'{what}' must hold exactly 9 cards, row by row (it has {len(value)}).")
+    return [_card(code) for code in value]
+
+
+_POSITION = re.compile(r"^\s*[0-8]\s*$")
+
+
+def _position_key(key: Any, name: str) -> int:
+    """Grid positions arrive as JSON object keys ("0".."8"); plain ints are accepted from Python."""
+    if isinstance(key, int) and not isinstance(key, bool) and 0 <= key < CELLS:
+        return key
+    if isinstance(key, str) and _POSITION.match(key):
+        return int(key)
+    raise InvalidInput(f"Position {key!r} for {name} is not a grid position (0-8, row by row).")
+
+
+# ---------------------------------------------------------------- setup
+
+def default_decks(players: int) -> int:
+    """N9-1: 2 decks for 2-3 players, 3 for 4-6, one more for every three further players."""
+    return 2 if players <= 3 else 3 + (players - 4) // 3
+
+
+def new_game(players: list[str], options: dict | None = None) -> dict:
+    players = check_players(players, *PLAYERS)
+    opts = resolve_options(OPTIONS, options)
+    least = default_decks(len(players))
+    decks = opts["decks"] if opts["decks"] is not None else least
+    if isinstance(decks, bool) or not isinstance(decks, int) or not least <= decks <= 20:
+        raise InvalidInput(f"Option 'decks' must be a whole number from {least} (N9-1 for "
+                           f"{len(players)} players) to 20.")
+    target = opts["target"]
+    if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 100000:
+        raise InvalidInput("Option 'target' must be a whole number from 1 to 100000.")
+    dealer = opts["dealer"] if opts["dealer"] is not None else players[-1]  # G-2
+    if not isinstance(dealer, str) or dealer not in players:
+        raise InvalidInput("Option 'dealer' must name a player.")
+    state = {
+        "players": players,
+        "options": {"decks": decks, "target": target, "dealer": dealer},
+        "hand": 1,
+        "dealer": dealer,
+        "totals": {p: 0 for p in players},
+        "rounds": [],
+        "winners": [],
+        "reshuffles": 0,
+    }
+    _start_hand(state)
+    return state
+
+
+def _start_hand(state: dict) -> None:
+    """Before a deal: empty grids, no discard pile, the whole deck undealt; the dealer records the deal."""
+    state.update({
+        "phase": "deal",
+        "grids": {p: [None] * CELLS for p in state["players"]},
+        "discard_pile": [],
+        "stock": CARDS_PER_DECK * state["options"]["decks"],
+        "to_play": state["dealer"],
+        "done": None,
+        "reveals_pending": [],
+        "final_order": [],
+        "reshuffles": 0,
+    })
+
+
+# ---------------------------------------------------------------- moves
+
+def apply(state: dict, move: dict) -> dict:
+    kind = move_type(move, MOVES)
+    if state["phase"] == "finished":
+        raise IllegalMove("N9-7", "The game is over: a total reached the target.")
+    new = copy.deepcopy(state)
+    _HANDLERS[kind](new, move)
+    return new
+
+
+def _copies(decks: int):
+    return lambda card: decks * (2 if card == JOKER else 1)
+
+
+def _check_accounting(state: dict) -> None:
+    """N9-1: face-up grid cards and the discard pile never hold more copies than the decks."""
+    seen = [c for grid in state["grids"].values() for c in grid if c is not None] + state["discard_pile"]
+    check_copies(seen, _copies(state["options"]["decks"]), rule="N9-1")
+
+
+def _deal(state: dict, move: dict) -> None:
+    check_keys(move, {"type", "discard", "revealed", "player"})
+    if state["phase"] != "deal":
+        raise IllegalMove("N9-2", f"Hand {state['hand']} has already been dealt.")
+    if "player" in move and get_player(state, move) != state["dealer"]:
+        raise IllegalMove("N9-8", f"{state['dealer']} deals hand {state['hand']}.", legal=[state["dealer"]])
+    discard = _card(get_field(move, "discard", str))
+    revealed = get_field(move, "revealed", dict)
+    grids = {p: [None] * CELLS for p in state["players"]}
+    for name, cells in revealed.items():
+        if name not in state["players"]:
+            raise InvalidInput(f"'{name}' is not a player in this game.")
+        if not isinstance(cells, dict):
+            raise InvalidInput(f"'revealed' for {name} must be an object of position: card.")
+        for key, code in cells.items():
+            position = _position_key(key, name)
+            if grids[name][position] is not None:
+                raise InvalidInput(f"Position {position} for {name} is given twice.")
+            grids[name][position] = _card(code)
+        if len(cells) != FACE_UP_AT_DEAL:
+            raise IllegalMove("N9-2", f"{name} turns exactly three cards face up at the deal, not {len(cells)}.")
+    missing = [p for p in state["players"] if p not in revealed]
+    if missing:
+        raise IllegalMove("N9-2", f"Every player turns three cards face up at the deal; missing: "
+                                  f"{', '.join(missing)}.", legal=missing)
+    n = len(state["players"])
+    state.update({
+        "phase": "play",
+        "grids": grids,
+        "discard_pile": [discard],
+        "stock": CARDS_PER_DECK * state["options"]["decks"] - CELLS * n - 1,
+        "to_play": left_of(state["players"], state["dealer"]),  # N9-8
+    })
+    _check_accounting(state)
+
+
+def _turn(state: dict, move: dict) -> None:
+    check_keys(move, {"type", "player", "source", "card", "position", "replaced"})
+    player = get_player(state, move)
+    source = get_choice(move, "source", ("stock", "discard"))
+    card = _card(get_field(move, "card", str))
+    position = get_int(move, "position", 0, CELLS - 1, required=False, nullable=True)
+    replaced = move.get("replaced")
+    replaced = None if replaced is None else _card(replaced)
+    _check_turn_allowed(state, player)
+    pile, grid = state["discard_pile"], state["grids"][player]
+    # N9-3: take the top card of one pile.
+    if source == "stock":
+        if state["stock"] == 0:
+            raise IllegalMove("N9-8", "The stock is empty and the discard pile holds only its top card: "
+                                      "take the discard.", legal=["discard"])
+        state["stock"] -= 1
+    else:
+        if card != pile[-1]:
+            raise IllegalMove("N9-3", f"Only the top card of the discard pile can be taken: {pile[-1]}.",
+                              legal=[pile[-1]])
+        pile.pop()
+    # N9-3: put it face up in place of a card, which is discarded (and revealed), or discard it.
+    if position is None:
+        if replaced is not None:
+            raise InvalidInput("Field 'replaced' only goes with a grid position: a discarded card replaces nothing.")
+        pile.append(card)
+    else:
+        pile.append(_replaced_card(grid, position, replaced))
+        grid[position] = card
+    _check_accounting(state)
+    _reshuffle_if_empty(state)
+    _after_turn(state, player)
+
+
+def _check_turn_allowed(state: dict, player: str) -> None:
+    phase = state["phase"]
+    if phase == "deal":
+        raise IllegalMove("N9-2", f"Hand {state['hand']} has not been dealt yet: {state['dealer']} records the deal.")
+    if phase == "reveal":
+        raise IllegalMove("N9-4", f"{state['done']} is done: first every other player turns all their cards "
+                                  f"face up (still to reveal: {', '.join(state['reveals_pending'])}).",
+                          legal=list(state["reveals_pending"]))
+    if player == state["to_play"]:
+        return
+    if phase == "final":
+        if player == state["done"]:
+            raise IllegalMove("N9-4", f"{player} is done and has no more turns this hand.",
+                              legal=[state["to_play"]])
+        if player not in state["final_order"]:
+            raise IllegalMove("N9-4", f"{player} has had their last turn of this hand.", legal=[state["to_play"]])
+        raise IllegalMove("N9-4", f"Final turns go from {state['done']}'s left: it is {state['to_play']}'s turn.",
+                          legal=[state["to_play"]])
+    raise IllegalMove("N9-8", f"It is {state['to_play']}'s turn (play passes left).", legal=[state["to_play"]])
+
+
+def _replaced_card(grid: list, position: int, replaced: str | None) -> str:
+    """The card leaving the grid: already known if it was face up, else named by the move (N9-3)."""
+    known = grid[position]
+    if known is None:
+        if replaced is None:
+            raise InvalidInput(f"Position {position} was face down: give the card it held in 'replaced'.")
+        return replaced
+    if replaced is not None and replaced != known:
+        raise IllegalMove("N9-3", f"Position {position} holds {known} face up, not {replaced}.", legal=[known])
+    return known
+
+
+def _reshuffle_if_empty(state: dict) -> None:
+    """N9-8: an empty stock is remade at once from the discard pile but its top card."""
+    pile = state["discard_pile"]
+    if state["stock"] == 0 and len(pile) > 1:
+        state["stock"] = len(pile) - 1
+        state["discard_pile"] = pile[-1:]
+        state["reshuffles"] += 1
+
+
+def _after_turn(state: dict, player: str) -> None:
+    if state["phase"] == "final":
+        state["final_order"].pop(0)
+        if state["final_order"]:
+            state["to_play"] = state["final_order"][0]
+        else:
+            _score_hand(state, state["grids"])
+        return
+    if None in state["grids"][player]:
+        state["to_play"] = left_of(state["players"], player)
+        return
+    # N9-4: the player is done; the others reveal, then take their final turns from the done player's left.
+    others = [left_of(state["players"], player, k) for k in range(1, len(state["players"]))]
+    state.update({"phase": "reveal", "done": player, "reveals_pending": list(others),
+                  "final_order": list(others), "to_play": others[0]})
+
+
+def _reveal(state: dict, move: dict) -> None:
+    check_keys(move, {"type", "player", "grid"})
+    player = get_player(state, move)
+    grid = parse_grid(get_field(move, "grid", list))
+    if state["phase"] != "reveal":
+        raise IllegalMove("N9-4", "Grids are revealed only once a player is done, before the final turns.")
+    if player not in state["reveals_pending"]:
+        why = "is done" if player == state["done"] else "has already revealed"
+        raise IllegalMove("N9-4", f"{player} {why}: their grid is face up.", legal=list(state["reveals_pending"]))
+    for position, known in enumerate(state["grids"][player]):
+        if known is not None and grid[position] != known:
+            raise IllegalMove("N9-4", f"{player}'s position {position} is face up as {known}, not {grid[position]}.")
+    state["grids"][player] = grid
+    state["reveals_pending"].remove(player)
+    _check_accounting(state)
+    if state["reveals_pending"]:
+        state["to_play"] = state["reveals_pending"][0]
+    else:
+        state["phase"] = "final"
+        state["to_play"] = state["final_order"][0]
+
+
+def _hand_result(state: dict, move: dict) -> None:
+    check_keys(move, {"type", "grids"})
+    given = get_field(move, "grids", dict)
+    grids = {}
+    for name, value in given.items():
+        if name not in state["players"]:
+            raise InvalidInput(f"'{name}' is not a player in this game.")
+        grids[name] = parse_grid(value, what=f"grids.{name}")
+    if state["phase"] != "deal":
+        raise IllegalMove("N9-4", f"Hand {state['hand']} is being played move by move: it is scored when "
+                                  f"its final turns are over.")
+    missing = [p for p in state["players"] if p not in grids]
+    if missing:
+        raise IllegalMove("N9-2", f"Every player's grid is needed; missing: {', '.join(missing)}.", legal=missing)
+    seen = [c for grid in grids.values() for c in grid]
+    check_copies(seen, _copies(state["options"]["decks"]), rule="N9-1")
+    _score_hand(state, {p: grids[p] for p in state["players"]})
+
+
+_HANDLERS = {"deal": _deal, "turn": _turn, "reveal": _reveal, "hand_result": _hand_result}
+
+
+# ---------------------------------------------------------------- end of a hand, end of the game
+
+def _score_hand(state: dict, grids: dict) -> None:
+    results = {p: score_grid(grids[p]) for p in state["players"]}
+    for p, result in results.items():
+        state["totals"][p] += result["points"]
+    state["rounds"].append({
+        "round": state["hand"],
+        "dealer": state["dealer"],
+        "done": state.get("done"),
+        "scores": {p: r["points"] for p, r in results.items()},
+        "totals": dict(state["totals"]),
+        "breakdown": {p: r["breakdown"] for p, r in results.items()},
+        "sets": {p: r["sets"] for p, r in results.items()},
+        "card_points": {p: r["card_points"] for p, r in results.items()},
+        "grids": {p: list(grids[p]) for p in state["players"]},
+    })
+    if max(state["totals"].values()) >= state["options"]["target"]:  # N9-7
+        best = min(state["totals"].values())
+        state.update({"phase": "finished", "to_play": None, "grids": {p: list(grids[p]) for p in grids},
+                      "winners": [p for p in state["players"] if state["totals"][p] == best],
+                      "reveals_pending": [], "final_order": []})
+        return
+    state["hand"] += 1
+    state["dealer"] = left_of(state["players"], state["dealer"])  # N9-8
+    _start_hand(state)
+
+
+# ---------------------------------------------------------------- views
+
+def standings(state: dict) -> dict:
+    return dict(state["totals"])
+
+
+def public_view(state: dict) -> dict:
+    pile = state["discard_pile"]
+    return {
+        "status": "finished" if state["phase"] == "finished" else "in_progress",
+        "round": state["hand"],
+        "hand": state["hand"],
+        "phase": state["phase"],
+        "to_play": state["to_play"],
+        "standings": standings(state),
+        "winners": list(state["winners"]),
+        "rounds": copy.deepcopy(state["rounds"]),
+        "grids": copy.deepcopy(state["grids"]),
+        "discard_top": pile[-1] if pile else None,
+        "discard_pile": list(pile),
+        "stock": state["stock"],
+        "reshuffles": state["reshuffles"],
+        "done": state["done"],
+        "final_turns_left": len(state["final_order"]),
+        "final_order": list(state["final_order"]),
+        "reveals_pending": list(state["reveals_pending"]),
+        "dealer": state["dealer"],
+        "decks": state["options"]["decks"],
+        "target": state["options"]["target"],
+    }
+
+
+# ---------------------------------------------------------------- dispute verdict
+
+def judge_grid(body: Any) -> dict:
+    check_keys(body, {"grid"}, what="request")
+    return score_grid(parse_grid(get_field(body, "grid", list)))
+
+
+_CODES = {"type": "array", "minItems": 9, "maxItems": 9, "items": {"type": "string"}}
+_ROWS = {"type": "array", "minItems": 3, "maxItems": 3,
+         "items": {"type": "array", "minItems": 3, "maxItems": 3, "items": {"type": "string"}}}
+_BREAKDOWN = {"type": "array", "items": {"type": "object", "required": ["rule", "points", "detail"],
+                                         "properties": {"rule": {"type": "string"}, "points": {"type": "integer"},
+                                                        "detail": {"type": "string"}}}}
+JUDGES = {
+    "grid": Judge(
+        judge_grid,
+        "Score one full Nines grid: sets in rows and columns, points per card (N9-5, N9-6).",
+        request={"type": "object", "required": ["grid"], "additionalProperties": False,
+                 "properties": {"grid": {"description": "9 card codes row by row, or 3 rows of 3.",
+                                         "oneOf": [_CODES, _ROWS]}}},
+        response={"type": "object", "required": ["points", "sets", "card_points", "breakdown"],
+                  "properties": {
+                      "points": {"type": "integer"},
+                      "sets": {"type": "array", "items": {
+                          "type": "object", "required": ["cells", "rank"],
+                          "properties": {"cells": {"type": "array", "items": {"type": "integer"}},
+                                         "rank": {"type": "string"}}}},
+                      "card_points": {"type": "array", "items": {"type": "integer"}},
+                      "breakdown": _BREAKDOWN}},
+    ),
+}
