@@ -1,0 +1,646 @@
+"""Five Crowns: eleven rounds of rotating wilds, going out, and the exact best lay-down.
+
+Rulings FC-1 .. FC-7 (``shared/rules/RULINGS.md``) and G-1, G-2. The table deals real cards;
+the service records what becomes public (G-2): the first face-up discard, each draw and
+discard, the melds laid down, and the cards left over at the end of a round.
+
+A round is recorded turn by turn (``deal``, ``draw``, ``discard``, ``go_out``, ``final_turn``)
+or all at once by a table that only keeps score (``round_result``).
+
+Tie-break (FC-5, option ``tie_break``): with ``share`` (default) every player tied for the
+lowest total after round 11 wins. With ``play_off`` the tied players play a twelfth round of
+six cards, sixes wild, recorded like any other round (``round`` is 12, ``play_off`` true, the
+other players sit out). Its scores decide among the tied players only and are not added to the
+eleven-round totals (``standings`` keep those); the lowest play-off score wins, and a play-off
+that ties again is shared.
+"""
+from __future__ import annotations
+
+import copy
+from collections import Counter
+
+from referee.cards import JOKER, parse_five_crowns
+from referee.rules.base import (IllegalMove, InvalidInput, Judge, check_keys, check_players,
+                                get_choice, get_field, get_int, get_player, left_of, move_type,
+                                player_option, resolve_options)
+from referee.rules.five_crowns.solver import (RANKS, best_lay_down, can_meld_all, card_points,
+                                              go_out_discard, is_wild, meld_kind, sort_key,
+                                              wild_rank_of_round)
+
+NAME = "five-crowns"
+TITLE = "Five Crowns"
+PLAYERS = (2, 14)
+ROUNDS = 11
+PLAY_OFF_CARDS = 6          # FC-5: the tie-break round deals six cards, sixes wild
+PLAY_OFF_WILD = "6"
+CARDS_PER_DECK = 58
+MAX_JUDGED_HAND = 20        # a hand holds at most 14 cards; the verdict takes a few more
+MAX_JUDGED_MELD = 4 * CARDS_PER_DECK
+
+OPTIONS = {
+    "decks": {"default": None,
+              "description": "Number of decks: 2 (one game, up to 7 players) or 4 (two games "
+                             "combined, up to 14 players). Default: 2, or 4 for more than 7 "
+                             "players (FC-1)."},
+    "dealer": {"default": None,
+               "description": "The first dealer. Default: the last player listed (G-2)."},
+    "tie_break": {"default": "share",
+                  "description": "A tie for the lowest total after round 11: 'share' (all tied "
+                                 "players win) or 'play_off' (a six-card round, sixes wild, "
+                                 "among the tied players) (FC-5)."},
+}
+
+MOVES = {
+    "deal": "The round's first face-up discard: {discard}.",
+    "draw": "A player draws: {player, source: 'stock' or 'discard'}.",
+    "discard": "A player ends their turn: {player, card}.",
+    "go_out": "A player lays down all the dealt-size cards in books and runs and discards the "
+              "last one: {player, melds: [[cards]], discard} (FC-4).",
+    "final_turn": "After someone went out, a player's last turn: {player, melds, leftover, "
+                  "discard}, or {player, cards, discard} to let the service lay down the best "
+                  "(FC-4, FC-6).",
+    "round_result": "A whole round for tables that only keep score: {went_out, hands: {name: "
+                    "{melds, leftover} or {cards} or {points}}}.",
+}
+
+RULINGS = {
+    "FC-1": "Two 58-card decks (five suits, 3-K twice each, six Jokers); four decks for more "
+            "than 7 players.",
+    "FC-2": "Eleven rounds; round r deals r+2 cards and rank r+2 is wild; Jokers always wild.",
+    "FC-3": "Books (3+ of a rank) and runs (3+ consecutive of a suit, no wrap); wilds anywhere, "
+            "any number; a wild-rank card may stand for itself.",
+    "FC-4": "Going out: after drawing, meld the dealt number of cards and discard the last; "
+            "everyone else has one more turn.",
+    "FC-5": "Card points: face value, J 11, Q 12, K 13, Joker 50, wild rank 20; going out "
+            "scores 0; lowest total after 11 rounds wins; ties share or play off.",
+    "FC-6": "The service computes the best lay-down when only the cards are given; declared "
+            "melds and leftovers are scored as declared.",
+    "FC-7": "The deal passes left each round; the dealer's left plays first; an empty draw pile "
+            "is remade from the discard pile but its top card.",
+    "G-1": "Players are listed in seat order; left and clockwise mean the next in the list.",
+    "G-2": "The first dealer is the last player listed unless the table records another; cards "
+           "are dealt by the table, not the service.",
+}
+
+
+# ---------------------------------------------------------------- setup
+
+def new_game(players, options=None) -> dict:
+    players = check_players(players, *PLAYERS)
+    opts = resolve_options(OPTIONS, options)
+    decks = opts["decks"]
+    if decks is None:
+        decks = 2 if len(players) <= 7 else 4
+    if not isinstance(decks, int) or isinstance(decks, bool) or decks not in (2, 4):
+        raise InvalidInput("Option 'decks' must be 2 or 4 (FC-1).")
+    if decks == 2 and len(players) > 7:
+        raise InvalidInput("More than 7 players need two games combined: decks 4 (FC-1).")
+    dealer = player_option(opts, "dealer", players) or players[-1]
+    if opts["tie_break"] not in ("share", "play_off"):
+        raise InvalidInput("Option 'tie_break' must be 'share' or 'play_off'.")
+    opts.update(decks=decks, dealer=dealer)
+    state = {
+        "players": players, "options": opts, "status": "in_progress", "winners": [],
+        "totals": {name: 0 for name in players}, "rounds": [],
+    }
+    _start_round(state, 1, dealer, list(players), play_off=False)
+    return state
+
+
+def _start_round(state: dict, number: int, dealer: str, seated: list[str], play_off: bool):
+    """A new round awaits its deal: who deals, who plays, what is wild (FC-2, FC-7)."""
+    state.update({
+        "round": number, "dealer": dealer, "in_round": seated, "play_off": play_off,
+        "cards_dealt": PLAY_OFF_CARDS if play_off else number + 2,
+        "wild": PLAY_OFF_WILD if play_off else wild_rank_of_round(number),
+        "step": "deal", "to_play": _left_in_round(state["players"], seated, dealer),
+        "discard_pile": [], "stock": None, "known": {name: [] for name in seated},
+        "hand_sizes": {name: 0 for name in seated}, "went_out": None,
+        "final_turns_left": [], "laid": {},
+    })
+
+
+def _left_in_round(players: list[str], seated: list[str], name: str) -> str:
+    """The next player to the left who plays this round (G-1)."""
+    nxt = left_of(players, name)
+    while nxt not in seated:
+        nxt = left_of(players, nxt)
+    return nxt
+
+
+# ---------------------------------------------------------------- moves
+
+def apply(state: dict, move) -> dict:
+    kind = move_type(move, MOVES)
+    if state["status"] == "finished":
+        raise IllegalMove("FC-5", "The game is over: eleven rounds have been played"
+                          + (" and the tie-break round." if state["play_off"] else "."))
+    new = copy.deepcopy(state)
+    _HANDLERS[kind](new, move)
+    return new
+
+
+def _deal(state: dict, move: dict):
+    check_keys(move, {"type", "discard"})
+    card = _card(get_field(move, "discard", str))
+    if state["step"] != "deal":
+        raise IllegalMove("G-2", f"Round {state['round']} has already been dealt.")
+    decks = state["options"]["decks"]
+    state.update(
+        discard_pile=[card], step="draw",
+        stock=CARDS_PER_DECK * decks - len(state["in_round"]) * state["cards_dealt"] - 1,
+        hand_sizes={name: state["cards_dealt"] for name in state["in_round"]})
+
+
+def _draw(state: dict, move: dict):
+    check_keys(move, {"type", "player", "source"})
+    player = get_player(state, move)
+    source = get_choice(move, "source", ("stock", "discard"))
+    _check_turn(state, player, "draw")
+    pile = state["discard_pile"]
+    if source == "discard":
+        if not pile:
+            raise IllegalMove("FC-7", "The discard pile is empty.")
+        # The known top card goes into the player's hand, where it is tracked (FC-1).
+        state["known"][player].append(pile.pop())
+    else:
+        if state["stock"] == 0:
+            if len(pile) <= 1:
+                raise IllegalMove("FC-7", "The draw pile is empty and the discard pile holds "
+                                          "only its top card: draw the discard.",
+                                  legal={"source": "discard"})
+            # FC-7: the discard pile but its top card is shuffled into a new draw pile.
+            state["stock"] = len(pile) - 1
+            state["discard_pile"] = [pile[-1]]
+        state["stock"] -= 1
+    state["hand_sizes"][player] += 1
+    state["step"] = "discard"
+
+
+def _discard(state: dict, move: dict):
+    check_keys(move, {"type", "player", "card"})
+    player = get_player(state, move)
+    card = _card(get_field(move, "card", str))
+    _check_turn(state, player, "discard")
+    if state["went_out"]:
+        raise IllegalMove("FC-4", f"{state['went_out']} has gone out: this is {player}'s final "
+                                  f"turn; record it with final_turn (melds and leftover, or "
+                                  f"cards) and the discard.")
+    _check_copies(state, player, [card])
+    _forget_known(state, player, [card])
+    state["discard_pile"].append(card)
+    state["hand_sizes"][player] -= 1
+    _pass_turn(state, player)
+
+
+def _go_out(state: dict, move: dict):
+    check_keys(move, {"type", "player", "melds", "discard"})
+    player = get_player(state, move)
+    melds = _melds(get_field(move, "melds", list))
+    discard = _card(get_field(move, "discard", str))
+    _check_turn(state, player, "discard")
+    if state["went_out"]:
+        raise IllegalMove("FC-4", f"{state['went_out']} has already gone out: this is "
+                                  f"{player}'s final turn; record it with final_turn.")
+    _check_melds(melds, state["wild"])
+    laid = sum(len(meld) for meld in melds)
+    if laid != state["cards_dealt"]:
+        raise IllegalMove("FC-4", f"Going out lays down exactly {state['cards_dealt']} cards "
+                                  f"(the number dealt) in books and runs, not {laid}.")
+    _reveal(state, player, melds, [], discard)
+    state["went_out"] = player
+    order, nxt = [], _left_in_round(state["players"], state["in_round"], player)
+    while nxt != player:
+        order.append(nxt)
+        nxt = _left_in_round(state["players"], state["in_round"], nxt)
+    state["final_turns_left"] = order
+    state["to_play"], state["step"] = order[0], "draw"
+
+
+def _final_turn(state: dict, move: dict):
+    check_keys(move, {"type", "player", "melds", "leftover", "cards", "discard"})
+    player = get_player(state, move)
+    hand = _hand_form(move, "move")
+    discard = _card(get_field(move, "discard", str))
+    if not state["went_out"]:
+        raise IllegalMove("FC-4", "Nobody has gone out yet: a turn ends with a discard, or "
+                                  "with go_out.")
+    _check_turn(state, player, "discard")
+    melds, leftover, solved = _lay_down(hand, state["wild"], state["cards_dealt"])
+    _reveal(state, player, melds, leftover, discard)
+    state["laid"][player]["solved"] = solved
+    state["hand_sizes"][player] = len(leftover)
+    state["final_turns_left"].pop(0)
+    if state["final_turns_left"]:
+        state["to_play"], state["step"] = state["final_turns_left"][0], "draw"
+    else:
+        _end_round_from_table(state)
+
+
+def _round_result(state: dict, move: dict):
+    check_keys(move, {"type", "went_out", "hands"})
+    went_out = get_player(state, move, "went_out")
+    hands = get_field(move, "hands", dict)
+    for name in hands:
+        if name not in state["players"]:
+            raise InvalidInput(f"'{name}' in 'hands' is not a player in this game.")
+    forms = {}
+    for name, entry in hands.items():
+        check_keys(entry, {"melds", "leftover", "cards", "points"}, f"hand of {name}")
+        forms[name] = _hand_form(entry, f"hand of {name}")
+    if state["went_out"]:
+        raise IllegalMove("FC-4", f"{state['went_out']} has gone out: record the final turns "
+                                  f"that are left ({', '.join(state['final_turns_left'])}).")
+    seated = state["in_round"]
+    for name in [went_out, *hands]:
+        if name not in seated:
+            raise IllegalMove("FC-5", f"{name} does not play the tie-break round.")
+    missing = [name for name in seated if name != went_out and name not in forms]
+    if missing:
+        raise InvalidInput(f"'hands' must give the hand of every player who did not go out; "
+                           f"missing: {', '.join(missing)}.")
+    results, revealed = {}, []
+    for name in seated:
+        form = forms.get(name)
+        if name == went_out:
+            results[name] = _went_out_result(form, state["wild"], state["cards_dealt"], name)
+        else:
+            results[name] = _scored_result(form, state["wild"], state["cards_dealt"])
+        revealed += [c for meld in results[name].get("melds", []) for c in meld]
+        revealed += results[name].get("leftover", []) + results[name].pop("discard", [])
+    _check_count(revealed, state["options"]["decks"])
+    _finish_round(state, went_out, results)
+
+
+# ---------------------------------------------------------------- move helpers
+
+def _check_turn(state: dict, player: str, step: str):
+    if state["step"] == "deal":
+        raise IllegalMove("G-2", f"Round {state['round']} has not been dealt yet: record the "
+                                 f"first face-up discard with a deal move.")
+    if player not in state["in_round"]:
+        raise IllegalMove("FC-5", f"{player} does not play the tie-break round.")
+    if player != state["to_play"]:
+        raise IllegalMove("G-1", f"It is {state['to_play']}'s turn, not {player}'s.")
+    if state["step"] != step:
+        if step == "draw":
+            raise IllegalMove("FC-4", f"{player} has drawn already: the turn goes on with a "
+                                      f"discard{' (final_turn)' if state['went_out'] else ''}.")
+        raise IllegalMove("FC-4", f"{player} must draw first (from the stock or the discard "
+                                  f"pile).", legal={"type": "draw"})
+
+
+def _pass_turn(state: dict, player: str):
+    state["to_play"] = _left_in_round(state["players"], state["in_round"], player)
+    state["step"] = "draw"
+
+
+def _copies(card: str, decks: int) -> int:
+    return 3 * decks if card == JOKER else decks        # FC-1
+
+
+def _check_count(cards: list[str], decks: int, already: Counter | None = None):
+    seen = Counter(already or {})
+    seen.update(cards)
+    for card, count in seen.items():
+        if count > _copies(card, decks):
+            raise IllegalMove("FC-1", f"{card}: the {decks} decks hold {_copies(card, decks)} of "
+                                      f"it, but {count} would be in sight this round.")
+
+
+def _seen(state: dict, except_hand_of: str | None = None) -> Counter:
+    """Cards whose place is known this round: the discard pile, cards taken from it, and
+    cards laid down or shown at the end of a turn."""
+    seen = Counter(state["discard_pile"])
+    for name, cards in state["known"].items():
+        if name != except_hand_of:
+            seen.update(cards)
+    for laid in state["laid"].values():
+        seen.update(c for meld in laid["melds"] for c in meld)
+        seen.update(laid["leftover"])
+    return seen
+
+
+def _check_copies(state: dict, player: str, cards: list[str]):
+    """A card shown from ``player``'s hand: those taken from the discard pile are counted
+    already; any other copy must still be unaccounted for (FC-1)."""
+    fresh = list(cards)
+    for card in state["known"][player]:
+        if card in fresh:
+            fresh.remove(card)
+    _check_count(fresh, state["options"]["decks"], _seen(state))
+
+
+def _forget_known(state: dict, player: str, cards: list[str]):
+    for card in cards:
+        if card in state["known"][player]:
+            state["known"][player].remove(card)
+
+
+def _reveal(state: dict, player: str, melds, leftover, discard: str):
+    """The player's whole hand is shown: melds, leftover, discard. Cards they took from the
+    discard pile must be among them (FC-1)."""
+    shown = [c for meld in melds for c in meld] + leftover + [discard]
+    missing = Counter(state["known"][player]) - Counter(shown)
+    if missing:
+        raise IllegalMove("FC-1", f"{player} took {' '.join(sorted(missing.elements(), key=sort_key))}"
+                                  f" from the discard pile: it must be among the cards shown.")
+    _check_count(shown, state["options"]["decks"], _seen(state, except_hand_of=player))
+    state["known"][player] = []
+    state["laid"][player] = {"melds": melds, "leftover": leftover, "discard": discard}
+    state["discard_pile"].append(discard)
+    state["hand_sizes"][player] = 0
+
+
+def _card(code) -> str:
+    return parse_five_crowns(code)
+
+
+def _card_list(value, what: str) -> list[str]:
+    if not isinstance(value, list):
+        raise InvalidInput(f"'{what}' must be a list of card codes.")
+    return [_card(c) for c in value]
+
+
+def _melds(value) -> list[list[str]]:
+    if not isinstance(value, list) or not all(isinstance(m, list) for m in value):
+        raise InvalidInput("'melds' must be a list of melds, each a list of card codes.")
+    return [_card_list(meld, "melds") for meld in value]
+
+
+def _check_melds(melds: list[list[str]], wild: str):
+    for meld in melds:
+        kind, reason = meld_kind(meld, wild)
+        if not kind:
+            raise IllegalMove("FC-3", f"{' '.join(meld) or '(empty meld)'}: {reason}.")
+
+
+def _hand_form(entry: dict, what: str) -> dict:
+    """One of {melds, leftover}, {cards} or {points} (the fields ``entry`` may hold have been
+    checked by the caller): checked for shape, cards parsed."""
+    given = {k for k in ("melds", "leftover", "cards", "points") if k in entry}
+    if "points" in given:
+        if len(given) > 1:
+            raise InvalidInput(f"The {what} gives either points, or cards, or melds and leftover.")
+        return {"points": get_int(entry, "points", lo=0, hi=10_000)}
+    if "cards" in given:
+        if len(given) > 1:
+            raise InvalidInput(f"The {what} gives either cards, or melds and leftover.")
+        return {"cards": _card_list(entry["cards"], "cards")}
+    if not given:
+        raise InvalidInput(f"The {what} must give melds and leftover, or cards.")
+    return {"melds": _melds(entry["melds"]) if "melds" in entry else [],
+            "leftover": _card_list(entry["leftover"], "leftover") if "leftover" in entry else []}
+
+
+def _lay_down(form: dict, wild: str, dealt: int):
+    """Melds and leftover of a hand of the dealt size, as declared or (FC-6) the best."""
+    if "cards" in form:
+        cards = form["cards"]
+        if len(cards) != dealt:
+            raise IllegalMove("FC-4", f"After the last discard a hand holds {dealt} cards, "
+                                      f"not {len(cards)}.")
+        best = best_lay_down(cards, wild)
+        return best.melds, best.leftover, True
+    melds, leftover = form["melds"], form["leftover"]
+    _check_melds(melds, wild)
+    size = sum(len(m) for m in melds) + len(leftover)
+    if size != dealt:
+        raise IllegalMove("FC-4", f"After the last discard a hand holds {dealt} cards: the "
+                                  f"melds and leftover give {size}.")
+    return melds, leftover, False
+
+
+def _went_out_result(form: dict | None, wild: str, dealt: int, name: str) -> dict:
+    """The player who went out scores 0 (FC-5); a hand given for them must show it (FC-4)."""
+    result = {"melds": [], "leftover": [], "points": 0, "went_out": True}
+    if form is None:
+        return result
+    if "points" in form:
+        if form["points"]:
+            raise IllegalMove("FC-5", f"{name} went out and scores 0, not {form['points']}.")
+        return result
+    if "cards" in form:
+        cards = form["cards"]
+        discard = go_out_discard(cards, wild) if len(cards) == dealt + 1 else None
+        if len(cards) == dealt and can_meld_all(cards, wild):
+            result["melds"] = best_lay_down(cards, wild).melds
+        elif discard:
+            rest = list(cards)
+            rest.remove(discard)
+            result.update(melds=best_lay_down(rest, wild).melds, discard=[discard])
+        else:
+            raise IllegalMove("FC-4", f"{name} cannot have gone out with {' '.join(cards)}: "
+                                      f"{dealt} of them must make books and runs.")
+        return result
+    _check_melds(form["melds"], wild)
+    melded = sum(len(m) for m in form["melds"])
+    if melded != dealt or len(form["leftover"]) > 1:
+        raise IllegalMove("FC-4", f"Going out lays down exactly {dealt} cards in books and runs "
+                                  f"(and at most the discard left over); {name}'s hand lays down "
+                                  f"{melded} with {len(form['leftover'])} left over.")
+    result.update(melds=form["melds"], discard=form["leftover"])
+    return result
+
+
+def _scored_result(form: dict, wild: str, dealt: int) -> dict:
+    if "points" in form:
+        return {"points": form["points"], "entered": True}
+    melds, leftover, solved = _lay_down(form, wild, dealt)
+    return {"melds": melds, "leftover": leftover, "solved": solved,
+            "points": sum(card_points(c, wild) for c in leftover)}
+
+
+# ---------------------------------------------------------------- scoring and rounds
+
+def _end_round_from_table(state: dict):
+    results = {}
+    for name in state["in_round"]:
+        laid = state["laid"][name]
+        if name == state["went_out"]:
+            results[name] = {"melds": laid["melds"], "leftover": [], "points": 0, "went_out": True}
+        else:
+            results[name] = {"melds": laid["melds"], "leftover": laid["leftover"],
+                             "solved": laid.get("solved", False),
+                             "points": sum(card_points(c, state["wild"]) for c in laid["leftover"])}
+    _finish_round(state, state["went_out"], results)
+
+
+def _breakdown(result: dict, wild: str) -> list[dict]:
+    if result.get("went_out"):
+        return [{"rule": "FC-4", "points": 0, "detail": "went out: scores 0 (FC-5)"}]
+    if result.get("entered"):
+        return [{"rule": "FC-5", "points": result["points"], "detail": "points entered by the table"}]
+    lines = []
+    if result.get("solved"):
+        lines.append({"rule": "FC-6", "points": 0,
+                      "detail": f"best lay-down: {len(result['melds'])} meld(s)"})
+    for card in sorted(result["leftover"], key=sort_key):
+        lines.append({"rule": "FC-5", "points": card_points(card, wild),
+                      "detail": f"{card} left over: {_why(card, wild)}"})
+    if not result["leftover"]:
+        lines.append({"rule": "FC-5", "points": 0, "detail": "every card laid down"})
+    return lines
+
+
+def _why(card: str, wild: str) -> str:
+    if card == JOKER:
+        return "a Joker, 50 points"
+    if is_wild(card, wild):
+        return f"wild ({wild}s), 20 points"
+    return f"{card_points(card, wild)} points"
+
+
+def _finish_round(state: dict, went_out: str, results: dict):
+    wild, play_off = state["wild"], state["play_off"]
+    scores = {name: results[name]["points"] for name in state["in_round"]}
+    if not play_off:
+        for name, points in scores.items():
+            state["totals"][name] += points
+    state["rounds"].append({
+        "round": state["round"], "scores": scores, "totals": dict(state["totals"]),
+        "breakdown": {name: _breakdown(results[name], wild) for name in state["in_round"]},
+        "wild": wild, "cards_dealt": state["cards_dealt"], "dealer": state["dealer"],
+        "went_out": went_out, "play_off": play_off,
+        "hands": {name: ({"points": r["points"]} if r.get("entered") else
+                         {"melds": r["melds"], "leftover": r["leftover"]})
+                  for name, r in results.items()},
+    })
+    next_dealer = left_of(state["players"], state["dealer"])     # FC-7
+    if play_off:
+        _finish_game(state, scores)
+    elif state["round"] < ROUNDS:
+        _start_round(state, state["round"] + 1, next_dealer, list(state["players"]), False)
+    else:
+        low = min(state["totals"].values())
+        tied = [name for name in state["players"] if state["totals"][name] == low]
+        if len(tied) > 1 and state["options"]["tie_break"] == "play_off":
+            _start_round(state, ROUNDS + 1, next_dealer, tied, play_off=True)
+        else:
+            _finish_game(state, state["totals"])
+
+
+def _finish_game(state: dict, scores: dict):
+    low = min(scores.values())
+    state.update(status="finished", to_play=None, step=None, stock=None,
+                 winners=[name for name in state["players"] if scores.get(name) == low])
+
+
+_HANDLERS = {"deal": _deal, "draw": _draw, "discard": _discard, "go_out": _go_out,
+             "final_turn": _final_turn, "round_result": _round_result}
+
+
+# ---------------------------------------------------------------- views
+
+def standings(state: dict) -> dict:
+    return dict(state["totals"])
+
+
+def public_view(state: dict) -> dict:
+    step = state["step"]
+    if step == "discard" and state["went_out"]:
+        step = "final_turn"
+    pile = state["discard_pile"]
+    finished = state["status"] == "finished"
+    return {
+        "status": state["status"], "round": state["round"], "to_play": state["to_play"],
+        "standings": standings(state), "winners": list(state["winners"]),
+        "rounds": copy.deepcopy(state["rounds"]),
+        "wild_rank": state["wild"], "cards_dealt": state["cards_dealt"],
+        "dealer": state["dealer"], "step": step, "play_off": state["play_off"],
+        "in_round": list(state["in_round"]),
+        "discard_top": None if finished or not pile else pile[-1],
+        "discard_pile_size": 0 if finished else len(pile),
+        "stock_size": state["stock"],
+        "hand_sizes": {} if finished else dict(state["hand_sizes"]),
+        "went_out": None if finished else state["went_out"],
+        "final_turns_left": [] if finished else list(state["final_turns_left"]),
+        "laid_down": {} if finished else copy.deepcopy(state["laid"]),
+        "known_cards": {} if finished else {n: list(c) for n, c in state["known"].items() if c},
+        "decks": state["options"]["decks"], "tie_break": state["options"]["tie_break"],
+    }
+
+
+# ---------------------------------------------------------------- dispute verdicts
+
+def _judge_input(body, min_cards: int, max_cards: int) -> tuple[str, list[str]]:
+    check_keys(body, {"round", "wild", "cards", "decks"}, "request")
+    if ("round" in body) == ("wild" in body):
+        raise InvalidInput("Give either 'round' (1-11) or 'wild' (a rank, 3 to K).")
+    wild = (wild_rank_of_round(get_int(body, "round", lo=1, hi=ROUNDS)) if "round" in body
+            else _wild_rank(body["wild"]))
+    decks = get_choice(body, "decks", (2, 4), required=False, default=2)
+    cards = get_field(body, "cards", list)
+    if not min_cards <= len(cards) <= max_cards:
+        raise InvalidInput(f"'cards' must hold {min_cards} to {max_cards} cards.")
+    cards = _card_list(cards, "cards")
+    _check_count(cards, decks)
+    return wild, cards
+
+
+def _wild_rank(value) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if isinstance(value, str):
+        text = value.strip().upper()
+        text = {"T": "10", "JACK": "J", "QUEEN": "Q", "KING": "K"}.get(text, text)
+        if text in RANKS:
+            return text
+    raise InvalidInput("'wild' must be a rank from 3 to K (3, 4, ..., 10, J, Q, K).")
+
+
+def judge_hand(body) -> dict:
+    wild, cards = _judge_input(body, 1, MAX_JUDGED_HAND)
+    best = best_lay_down(cards, wild)
+    discard = go_out_discard(cards, wild)
+    return {"min_points": best.points, "melds": best.melds, "leftover": best.leftover,
+            "can_go_out": discard is not None, "go_out_discard": discard}
+
+
+def judge_meld(body) -> dict:
+    wild, cards = _judge_input(body, 0, MAX_JUDGED_MELD)
+    kind, reason = meld_kind(cards, wild)
+    if kind:
+        return {"legal": True, "kind": kind, "reason": None, "rule": None}
+    return {"legal": False, "kind": None, "reason": f"{' '.join(cards) or '(no cards)'}: {reason}",
+            "rule": "FC-3"}
+
+
+_CARDS_SCHEMA = {"type": "array", "items": {"type": "string"}, "example": ["8D", "QD", "Q*"]}
+_JUDGE_REQUEST = {
+    "type": "object", "required": ["cards"],
+    "properties": {
+        "round": {"type": "integer", "minimum": 1, "maximum": ROUNDS,
+                  "description": "The round (1-11); its rank is wild (FC-2). Give round or wild."},
+        "wild": {"type": "string", "description": "The wild rank, 3 to K. Give round or wild."},
+        "cards": _CARDS_SCHEMA,
+        "decks": {"type": "integer", "enum": [2, 4], "default": 2,
+                  "description": "Decks in play, for the copy count (FC-1)."},
+    },
+}
+
+JUDGES = {
+    "hand": Judge(
+        judge_hand,
+        "The best lay-down of a hand (FC-6): least points left over, one lay-down reaching it, "
+        "and whether the hand can go out (FC-4) with which discard.",
+        request=_JUDGE_REQUEST,
+        response={"type": "object",
+                  "required": ["min_points", "melds", "leftover", "can_go_out", "go_out_discard"],
+                  "properties": {
+                      "min_points": {"type": "integer"},
+                      "melds": {"type": "array", "items": _CARDS_SCHEMA},
+                      "leftover": _CARDS_SCHEMA,
+                      "can_go_out": {"type": "boolean"},
+                      "go_out_discard": {"type": "string", "nullable": True}}}),
+    "meld": Judge(
+        judge_meld,
+        "Is this a legal book or run (FC-3)?",
+        request=_JUDGE_REQUEST,
+        response={"type": "object", "required": ["legal", "kind", "reason", "rule"],
+                  "properties": {
+                      "legal": {"type": "boolean"},
+                      "kind": {"type": "string", "enum": ["book", "run"], "nullable": True},
+                      "reason": {"type": "string", "nullable": True},
+                      "rule": {"type": "string", "nullable": True}}}),
+}
