@@ -1,0 +1,165 @@
+"""69: sets with flips and specials, capture and steal, Scramble, bonus scoring.
+
+Rule sheet ``sixty-nine.txt`` with rulings S69-1..S69-12, G-1, G-2. The package is split into
+``sets`` (card accounting, set reading), ``scoring`` (round score) and ``game`` (game flow);
+this module is the engine interface and the dispute verdicts.
+"""
+from __future__ import annotations
+
+from referee import cards as card_codes
+from referee.rules import base
+from referee.rules.base import IllegalMove, InvalidInput, Judge
+from referee.rules.sixty_nine import game
+from referee.rules.sixty_nine.scoring import score_round
+from referee.rules.sixty_nine.sets import COMPLETE_AT, check_copies, read_set
+
+NAME = "sixty-nine"
+TITLE = "69"
+PLAYERS = (2, 6)
+
+OPTIONS = {
+    "dealer": {"default": None, "description": "First dealer (G-2); default the last player listed."},
+    "target": {"default": 69, "description": "Points that end the game; every player at or over "
+                                             "it after a round wins (S69-12)."},
+}
+
+MOVES = {
+    "deal": "{dealer, flip}: a round starts, ten cards each; the flipped card starts a set.",
+    "play": "{player, set, cards}: cards from the hand into one set on the table (S69-3).",
+    "pass": "{player, flip}: pass and flip a card to start a new set (S69-7); with the deck empty "
+            "the card comes from the right-hand neighbour's hand (S69-8).",
+    "chance": "{player, cards} for the one complete set, or {player, sets: {set id: cards}} after a "
+              "Scramble: add cards on a chance, [] to decline (S69-4, S69-5).",
+    "flip": "{player, card}: the capturer flips a card to start a new set (S69-7).",
+    "scramble": "{player, from_hand, arrangement}: rearrange the whole table (every set, as lists of "
+                "codes) with a Scramble from the hand (in from_hand), a flipped one, or one just played; "
+                "after a flip, omit arrangement to decline (S69-9).",
+}
+
+RULINGS = {
+    "G-1": "Players are listed in seat order; 'left' is the next player in the list.",
+    "G-2": "The first dealer is the last player listed unless the table records another; the "
+           "table deals real cards and the service records what becomes public.",
+    "S69-1": "Deck of 69: number cards 0-9 in six suits A-F once each, three each of Wild, Lock, Scramble.",
+    "S69-2": "A set: different suits; values all equal or distinct and consecutive; no special kind "
+             "twice; 6/9 either way; 0 as 0 or 10, no wrap; specials any suit and value; at most six cards.",
+    "S69-3": "A play puts cards from one hand into exactly one set on the table; plays never start sets.",
+    "S69-4": "Three or more cards complete a set; the completer claims it with a count; chances pass "
+             "left; adding at least the count takes the claim; back at the claimer, they capture.",
+    "S69-5": "Lock: once a set holding a Lock is complete its claim no longer changes.",
+    "S69-6": "A set that reaches six cards is captured at once by its current claimer.",
+    "S69-7": "After a capture the capturer flips and the player to their left plays; otherwise the "
+             "turn passes left; a pass flips a card to start a new set.",
+    "S69-8": "With the deck empty a flip comes from a random card of the right-hand neighbour's hand.",
+    "S69-9": "Scramble: rearrange the whole table plus cards from the hand; every set of 3+ is claimed "
+             "with count 1; chances on any or all complete sets; each claim ends independently.",
+    "S69-10": "The round ends as soon as any hand is empty, after the capture and chances in progress.",
+    "S69-11": "Score: +1 per captured card, +2 per set with a printed 6 and 9, +3 per set with Wild, "
+              "Lock and Scramble, +6 per six-card set, +10 per 0-9 collection, -1 per card in hand; floor 0.",
+    "S69-12": "Next dealer: left of the player whose hand emptied; the game ends when anyone has 69 "
+              "or more; every such player wins, ranked by points. 2-6 players.",
+}
+
+
+def new_game(players, options=None) -> dict:
+    names = base.check_players(players, *PLAYERS)
+    resolved = base.resolve_options(OPTIONS, options)
+    base.player_option(resolved, "dealer", names)
+    target = resolved["target"]
+    if isinstance(target, bool) or not isinstance(target, int) or target < 1:
+        raise InvalidInput("Option 'target' must be a positive integer.")
+    return game.initial_state(names, resolved)
+
+
+def apply(state: dict, move: dict) -> dict:
+    return game.apply_move(state, move)
+
+
+def standings(state: dict) -> dict:
+    return dict(state["totals"])
+
+
+def public_view(state: dict) -> dict:
+    chances = None
+    if state["phase"] == "chances":
+        chances = {"player": state["chance_to"], "sets": [s["id"] for s in game.open_sets(state)]}
+    return {
+        "status": "finished" if state["phase"] == "finished" else "in_progress",
+        "round": state["round"],
+        "to_play": state["to_play"],
+        "standings": standings(state),
+        "winners": list(state["winners"]),
+        "rounds": state["rounds"],
+        "phase": state["phase"],
+        "dealer": state["dealer"],
+        "table": state["table"],
+        "captured": state["captured"],
+        "hand_sizes": state["hand_sizes"],
+        "deck": state["deck"],
+        "chances": chances,
+        "pending_scramble": state["pending_scramble"],
+        "pulls": state["pulls"],
+        "target": state["options"]["target"],
+    }
+
+
+# ---------------------------------------------------------------- dispute verdicts
+
+def _cards_field(body: dict, key: str, required: bool = True) -> list[str]:
+    return card_codes.parse_list(base.get_field(body, key, list, required=required, default=[]),
+                                 game.parse_card, key)
+
+
+def judge_set(body: dict) -> dict:
+    """Is this set legal (S69-2), is it complete (S69-4), and how does it read?"""
+    base.check_keys(body, {"cards"}, "request")
+    cards = _cards_field(body, "cards")
+    check_copies(cards)
+    reading, reason = read_set(cards)
+    if reading is None:
+        return {"legal": False, "complete": False, "reading": None, "reason": reason, "rule": "S69-2"}
+    return {"legal": True, "complete": len(cards) >= COMPLETE_AT, "reading": reading,
+            "reason": None, "rule": None}
+
+
+def judge_score(body: dict) -> dict:
+    """A round score (S69-11) for captured sets and the cards left in hand."""
+    base.check_keys(body, {"captured", "hand"}, "request")
+    raw_sets = base.get_field(body, "captured", list)
+    captured = [card_codes.parse_list(s, game.parse_card, "captured[]") for s in raw_sets]
+    hand = _cards_field(body, "hand", required=False)
+    check_copies([c for s in captured for c in s] + hand)
+    for cards in captured:
+        reading, reason = read_set(cards)
+        if reading is None:
+            raise IllegalMove("S69-2", f"Captured set {' '.join(cards) or '(empty)'} is not legal: {reason}")
+        if len(cards) < COMPLETE_AT:
+            raise IllegalMove("S69-4", f"Captured set {' '.join(cards)} is not complete: a set is "
+                                       f"captured only with three or more cards.")
+    points, breakdown = score_round(captured, len(hand))
+    return {"points": points, "breakdown": breakdown}
+
+
+_CARD_LIST = {"type": "array", "items": {"type": "string"}}
+_READING = {"type": "array", "nullable": True, "items": {
+    "type": "object", "properties": {"card": {"type": "string"}, "suit": {"type": "string"},
+                                     "value": {"type": "integer"}}}}
+_BREAKDOWN = {"type": "array", "items": {
+    "type": "object", "properties": {"rule": {"type": "string"}, "points": {"type": "integer"},
+                                     "detail": {"type": "string"}}}}
+
+JUDGES = {
+    "set": Judge(
+        judge_set, "Is a set of 69 cards legal and complete, and how does it read? (S69-2, S69-4)",
+        request={"type": "object", "required": ["cards"], "properties": {"cards": _CARD_LIST}},
+        response={"type": "object", "properties": {
+            "legal": {"type": "boolean"}, "complete": {"type": "boolean"}, "reading": _READING,
+            "reason": {"type": "string", "nullable": True}, "rule": {"type": "string", "nullable": True}}},
+    ),
+    "score": Judge(
+        judge_score, "Round score of captured sets and the cards left in hand (S69-11).",
+        request={"type": "object", "required": ["captured"], "properties": {
+            "captured": {"type": "array", "items": _CARD_LIST}, "hand": _CARD_LIST}},
+        response={"type": "object", "properties": {"points": {"type": "integer"}, "breakdown": _BREAKDOWN}},
+    ),
+}

@@ -1,0 +1,514 @@
+"""69 game flow: deal, plays, chances and steals, captures, flips, Scramble, round end.
+
+The state is plain JSON data. Hands are hidden: the service tracks hand sizes, the deck count
+and every card that has become public this round (table and captures), so a card already seen
+cannot be played again (S69-1).
+
+Phases: ``round_over`` (waiting for a deal, also before the first one), ``turn`` (``to_play``
+plays, passes or scrambles), ``chances`` (``to_play`` may add cards to complete sets), ``flip``
+(the capturer flips), ``finished``.
+
+A Scramble that just arrived (``pending_scramble``, S69-9): when flipped, the flipper is to play
+and may only scramble or decline; when played like a Wild in a play that completes nothing, the
+player may still scramble. Either way the next player's move declines it.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from copy import deepcopy
+
+from referee import cards as card_codes
+from referee.rules import base
+from referee.rules.base import IllegalMove, InvalidInput
+from referee.rules.sixty_nine.scoring import score_round
+from referee.rules.sixty_nine.sets import (COMPLETE_AT, DECK_SIZE, LOCK, MAX_SET, SCRAMBLE,
+                                           check_copies, read_set)
+
+HAND_SIZE = 10  # ten cards each at the deal
+
+
+# ---------------------------------------------------------------- small helpers
+
+def left(state: dict, name: str) -> str:
+    return base.left_of(state["players"], name)
+
+
+def right(state: dict, name: str) -> str:
+    return base.left_of(state["players"], name, -1)
+
+
+def parse_card(code) -> str:
+    return card_codes.parse_sixty_nine(code)
+
+
+def parse_cards(codes, what: str) -> list[str]:
+    return card_codes.parse_list(codes, parse_card, what)
+
+
+def parse_set_id(value) -> int:
+    """Set ids are small integers; JSON object keys bring them as strings."""
+    if isinstance(value, bool):
+        raise InvalidInput("A set id must be an integer.")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise InvalidInput(f"'{value}' is not a set id (set ids are integers such as 3).")
+
+
+def public_cards(state: dict) -> list[str]:
+    """Every card public this round: on the table or captured."""
+    seen = [c for s in state["table"] for c in s["cards"]]
+    for sets in state["captured"].values():
+        seen.extend(c for s in sets for c in s["cards"])
+    return seen
+
+
+def find_set(state: dict, set_id: int) -> dict | None:
+    return next((s for s in state["table"] if s["id"] == set_id), None)
+
+
+def open_sets(state: dict) -> list[dict]:
+    """Complete sets waiting for chances (S69-4)."""
+    return [s for s in state["table"] if s["complete"]]
+
+
+def take_from_hand(state: dict, player: str, count: int, rule: str) -> None:
+    held = state["hand_sizes"][player]
+    if count > held:
+        raise IllegalMove(rule, f"{player} holds only {held} card{'s' if held != 1 else ''}, "
+                                f"not {count}.")
+    state["hand_sizes"][player] = held - count
+    if held - count == 0 and state["emptied"] is None:
+        state["emptied"] = player  # S69-12: the next dealer sits left of this player
+
+
+def any_hand_empty(state: dict) -> bool:
+    return any(size == 0 for size in state["hand_sizes"].values())
+
+
+def new_set(state: dict, cards: list[str], set_id: int | None = None) -> dict:
+    if set_id is None:
+        set_id = state["next_set_id"]
+        state["next_set_id"] += 1
+    reading, _ = read_set(cards)
+    return {"id": set_id, "cards": cards, "reading": reading, "complete": False,
+            "claimant": None, "count": None, "locked": False}
+
+
+def mark_complete(table_set: dict, claimant: str, count: int) -> None:
+    """S69-4 claim; S69-5 a Lock freezes the claim of a complete set."""
+    table_set.update(complete=True, claimant=claimant, count=count, locked=LOCK in table_set["cards"])
+
+
+# ---------------------------------------------------------------- state
+
+def initial_state(players: list[str], options: dict) -> dict:
+    dealer = base.player_option(options, "dealer", players) or players[-1]  # G-2
+    return {
+        "players": players, "options": options,
+        "phase": "round_over", "round": 1, "to_play": dealer, "dealer": dealer,
+        "table": [], "captured": {p: [] for p in players},
+        "hand_sizes": {p: 0 for p in players}, "deck": DECK_SIZE,
+        "next_set_id": 1, "chance_to": None, "pending_scramble": None,
+        "last_capturer": None, "emptied": None, "pulls": [],
+        "totals": {p: 0 for p in players}, "rounds": [], "winners": [],
+    }
+
+
+# ---------------------------------------------------------------- phase guards
+
+def expect_turn(state: dict, player: str, kind: str = "play") -> None:
+    """Refuse a turn move out of phase or out of turn. Called on the new state: it may record
+    that the next player's move declines a Scramble the previous player could still use."""
+    phase = state["phase"]
+    if phase == "round_over":
+        rule = "G-2" if not state["rounds"] else "S69-12"
+        raise IllegalMove(rule, f"No round is in progress: {state['to_play']} deals next.",
+                          legal=["deal"])
+    if phase == "chances":
+        raise IllegalMove("S69-4", f"Chances are being taken: it is {state['to_play']}'s chance "
+                                   f"to add cards to the complete set(s).", legal=["chance"])
+    if phase == "flip":
+        raise IllegalMove("S69-7", f"{state['to_play']} captured a set and must flip a card first.",
+                          legal=["flip"])
+    pending = state["pending_scramble"]
+    if pending and player == pending and kind == "scramble":
+        return
+    if pending and player != pending and player == left(state, pending):
+        # S69-9 says 'may': when the next player moves, the Scramble's owner has declined it.
+        state.update(pending_scramble=None, to_play=player)
+    if player != state["to_play"]:
+        raise IllegalMove("S69-7", f"It is {state['to_play']}'s turn, not {player}'s.")
+
+
+def refuse_if_scramble_pending(state: dict, player: str) -> None:
+    if state["pending_scramble"] == player == state["to_play"]:
+        raise IllegalMove("S69-9", f"{state['pending_scramble']} flipped a Scramble and first uses "
+                                   f"it or declines it (a 'scramble' move).", legal=["scramble"])
+
+
+# ---------------------------------------------------------------- moves
+
+def apply_move(state: dict, move: dict) -> dict:
+    kind = base.move_type(move, HANDLERS)
+    if state["phase"] == "finished":
+        raise IllegalMove("S69-12", "The game is over: no more moves.")
+    new = deepcopy(state)
+    HANDLERS[kind](new, move)
+    return new
+
+
+def deal(state: dict, move: dict) -> None:
+    base.check_keys(move, {"type", "dealer", "flip"})
+    dealer = base.get_player(state, move, "dealer")
+    flip = parse_card(base.get_field(move, "flip", str))
+    if state["phase"] != "round_over":
+        raise IllegalMove("S69-10", "A round is in progress: the next deal comes when it ends.")
+    if dealer != state["dealer"]:
+        rule = "G-2" if not state["rounds"] else "S69-12"
+        raise IllegalMove(rule, f"{state['dealer']} deals this round, not {dealer}.",
+                          legal={"dealer": state["dealer"]})
+    players = state["players"]
+    state.update(table=[], captured={p: [] for p in players},
+                 hand_sizes={p: HAND_SIZE for p in players},
+                 deck=DECK_SIZE - HAND_SIZE * len(players) - 1,
+                 next_set_id=1, chance_to=None, pending_scramble=None,
+                 last_capturer=None, emptied=None, pulls=[])
+    state["table"].append(new_set(state, [flip]))
+    if flip == SCRAMBLE:
+        # S69-9: a Scramble flipped at the deal is used by the dealer.
+        state.update(phase="turn", to_play=dealer, pending_scramble=dealer)
+    else:
+        state.update(phase="turn", to_play=left(state, dealer))
+
+
+def play(state: dict, move: dict) -> None:
+    base.check_keys(move, {"type", "player", "set", "cards"})
+    player = base.get_player(state, move)
+    set_id = parse_set_id(base.get_field(move, "set", (int, str)))
+    cards = parse_cards(base.get_field(move, "cards", list), "cards")
+    if not cards:
+        raise InvalidInput("A play needs at least one card (to play nothing, pass).")
+    expect_turn(state, player)
+    refuse_if_scramble_pending(state, player)
+    target = find_set(state, set_id)
+    if target is None:
+        raise IllegalMove("S69-3", f"There is no set {set_id} on the table; a play goes into a set "
+                                   f"already there (new sets only come from flips).",
+                          legal=[s["id"] for s in state["table"]])
+    check_copies(cards, public_cards(state))
+    grown = target["cards"] + cards
+    reading, reason = read_set(grown)
+    if reading is None:
+        raise IllegalMove("S69-2", f"Set {set_id} would not be legal: {reason}")
+    take_from_hand(state, player, len(cards), "S69-3")
+    target.update(cards=grown, reading=reading)
+    if len(grown) >= COMPLETE_AT:
+        mark_complete(target, player, len(cards))
+        start_chances(state, player)
+        return
+    next_turn(state, player)
+    if SCRAMBLE in cards and state["phase"] == "turn":
+        # S69-9: a Scramble played like a Wild may still be used before the next player moves.
+        state["pending_scramble"] = player
+
+
+def pass_turn(state: dict, move: dict) -> None:
+    base.check_keys(move, {"type", "player", "flip"})
+    player = base.get_player(state, move)
+    card = parse_card(base.get_field(move, "flip", str))
+    expect_turn(state, player)
+    refuse_if_scramble_pending(state, player)
+    flip_card(state, player, card)
+
+
+def flip(state: dict, move: dict) -> None:
+    base.check_keys(move, {"type", "player", "card"})
+    player = base.get_player(state, move)
+    card = parse_card(base.get_field(move, "card", str))
+    if state["phase"] != "flip":
+        raise IllegalMove("S69-7", "No flip is due: a capturer flips right after capturing.")
+    if player != state["to_play"]:
+        raise IllegalMove("S69-7", f"{state['to_play']} captured and flips, not {player}.")
+    flip_card(state, player, card)
+
+
+def flip_card(state: dict, flipper: str, card: str) -> None:
+    """S69-7 flip; S69-8 from the right-hand neighbour's hand when the deck is empty."""
+    check_copies([card], public_cards(state))
+    if state["deck"] > 0:
+        state["deck"] -= 1
+    else:
+        donor = right(state, flipper)
+        take_from_hand(state, donor, 1, "S69-8")
+        state["pulls"].append({"by": flipper, "from": donor, "card": card})
+    state["table"].append(new_set(state, [card]))
+    if any_hand_empty(state):
+        end_round(state)  # S69-10: a pull may empty a hand
+    elif card == SCRAMBLE:
+        # S69-9: a flipped Scramble is the flipper's to use at once.
+        state.update(phase="turn", to_play=flipper, pending_scramble=flipper)
+    else:
+        state.update(phase="turn", to_play=left(state, flipper))
+
+
+def next_turn(state: dict, player: str) -> None:
+    """After a move that completes nothing the turn passes left (S69-7), unless a hand is
+    empty (S69-10)."""
+    if any_hand_empty(state):
+        end_round(state)
+    else:
+        state.update(phase="turn", to_play=left(state, player), chance_to=None)
+
+
+# ---------------------------------------------------------------- scramble (S69-9)
+
+def scramble(state: dict, move: dict) -> None:
+    base.check_keys(move, {"type", "player", "from_hand", "arrangement"})
+    player = base.get_player(state, move)
+    from_hand = parse_cards(base.get_field(move, "from_hand", list, required=False, default=[]),
+                            "from_hand")
+    arrangement = parse_arrangement(move.get("arrangement"))
+    expect_turn(state, player, "scramble")
+    pending = state["pending_scramble"] == player
+    if not pending and SCRAMBLE not in from_hand:
+        raise IllegalMove("S69-9", "Only a Scramble lets a player rearrange the table: play one from "
+                                   "your hand in 'from_hand', or play normally.")
+    if arrangement is None:
+        if state["to_play"] != player or from_hand:
+            raise InvalidInput("Missing field 'arrangement' (the whole table, set by set).")
+        state["pending_scramble"] = None  # the flipper declines the Scramble
+        next_turn(state, player)
+        return
+    check_copies(from_hand, public_cards(state))
+    table_cards = [c for s in state["table"] for c in s["cards"]]
+    check_arrangement(arrangement, table_cards, from_hand)
+    take_from_hand(state, player, len(from_hand), "S69-9")
+    state["table"] = rebuild_table(state, arrangement)
+    state["pending_scramble"] = None
+    for table_set in state["table"]:
+        if len(table_set["cards"]) >= COMPLETE_AT:
+            mark_complete(table_set, player, 1)  # a Scramble counts as one card per set
+    if open_sets(state):
+        start_chances(state, player)
+    else:
+        next_turn(state, player)
+
+
+def parse_arrangement(value) -> list[list[str]] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value:
+        raise InvalidInput("'arrangement' must be a non-empty list of sets, each a list of card codes.")
+    groups = []
+    for group in value:
+        if not isinstance(group, list) or not group:
+            raise InvalidInput("Each set of 'arrangement' must be a non-empty list of card codes.")
+        groups.append(parse_cards(group, "arrangement"))
+    return groups
+
+
+def check_arrangement(arrangement: list[list[str]], table_cards: list[str], from_hand: list[str]) -> None:
+    """Every table card and every card from the hand lies in exactly one legal set."""
+    placed = Counter(c for group in arrangement for c in group)
+    expected = Counter(table_cards) + Counter(from_hand)
+    missing, extra = expected - placed, placed - expected
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append("missing " + ", ".join(sorted(missing.elements())))
+        if extra:
+            parts.append("not on the table nor in 'from_hand': " + ", ".join(sorted(extra.elements())))
+        raise IllegalMove("S69-9", "The arrangement must hold every table card and every card from "
+                                   "the hand exactly once (" + "; ".join(parts) + ").")
+    for number, group in enumerate(arrangement, 1):
+        reading, reason = read_set(group)
+        if reading is None:
+            raise IllegalMove("S69-2", f"Set {number} of the arrangement is not legal: {reason}")
+    anchors = Counter(table_cards) + Counter(c for c in from_hand if c == SCRAMBLE)
+    if not every_group_anchored(arrangement, anchors):
+        raise IllegalMove("S69-3", "Every set of the arrangement needs a card that is on the table "
+                                   "(or the Scramble): cards from a hand never start a new set.")
+
+
+def every_group_anchored(groups: list[list[str]], anchors: Counter) -> bool:
+    """Match each group to a distinct anchor card it holds (augmenting paths; tiny inputs)."""
+    copies = [card for card, n in anchors.items() for _ in range(n)]
+    owner: dict[int, int] = {}
+
+    def place(g: int, tried: set) -> bool:
+        for i, card in enumerate(copies):
+            if card in groups[g] and i not in tried:
+                tried.add(i)
+                if i not in owner or place(owner[i], tried):
+                    owner[i] = g
+                    return True
+        return False
+
+    return all(place(g, set()) for g in range(len(groups)))
+
+
+def rebuild_table(state: dict, arrangement: list[list[str]]) -> list[dict]:
+    """New sets keep the id of an old set with exactly the same cards; others get new ids."""
+    old = {s["id"]: Counter(s["cards"]) for s in state["table"]}
+    table = []
+    for group in arrangement:
+        kept = next((sid for sid, cards in old.items() if cards == Counter(group)), None)
+        if kept is not None:
+            del old[kept]
+        table.append(new_set(state, group, kept))
+    return table
+
+
+# ---------------------------------------------------------------- chances (S69-4, S69-5, S69-6)
+
+def start_chances(state: dict, claimer: str) -> None:
+    capture_full_sets(state)
+    if open_sets(state):
+        state["chance_to"] = claimer
+        advance_chance(state)
+    else:
+        captures_done(state)
+
+
+def chance(state: dict, move: dict) -> None:
+    base.check_keys(move, {"type", "player", "cards", "sets"})
+    player = base.get_player(state, move)
+    additions = parse_chance(move)
+    if state["phase"] != "chances":
+        raise IllegalMove("S69-4", "No complete set is waiting for chances.")
+    if player != state["to_play"]:
+        raise IllegalMove("S69-4", f"It is {state['to_play']}'s chance, not {player}'s.")
+    additions = resolve_targets(state, additions)
+    new_cards = [c for _, cards in additions for c in cards]
+    check_copies(new_cards, public_cards(state))
+    grown = {}
+    for table_set, cards in additions:
+        reading, reason = read_set(table_set["cards"] + cards)
+        if reading is None:
+            raise IllegalMove("S69-2", f"Set {table_set['id']} would not be legal: {reason}")
+        grown[table_set["id"]] = reading
+    take_from_hand(state, player, len(new_cards), "S69-4")
+    for table_set, cards in additions:
+        add_in_chance(table_set, player, cards, grown[table_set["id"]])
+    capture_full_sets(state)
+    if open_sets(state):
+        advance_chance(state)
+    else:
+        captures_done(state)
+
+
+def parse_chance(move: dict) -> list[tuple[int | None, list[str]]]:
+    """``cards`` (the one complete set) or ``sets`` ({set id: cards}), exactly one of them."""
+    if ("cards" in move) == ("sets" in move):
+        raise InvalidInput("A chance gives either 'cards' (for the one complete set) or 'sets' "
+                           "({set id: cards}), not both and not neither.")
+    if "cards" in move:
+        return [(None, parse_cards(base.get_field(move, "cards", list), "cards"))]
+    sets = base.get_field(move, "sets", dict)
+    additions, seen = [], set()
+    for key, codes in sets.items():
+        set_id = parse_set_id(key)
+        if set_id in seen:
+            raise InvalidInput(f"Set {set_id} is listed twice.")
+        seen.add(set_id)
+        additions.append((set_id, parse_cards(codes, f"sets[{key}]")))
+    return additions
+
+
+def resolve_targets(state: dict, additions) -> list[tuple[dict, list[str]]]:
+    """Map each addition to its open complete set (S69-4; S69-9: never an incomplete set)."""
+    waiting = open_sets(state)
+    if additions and additions[0][0] is None:
+        if additions[0][1] and len(waiting) != 1:
+            raise IllegalMove("S69-9", "Several sets are complete: say which with 'sets'.",
+                              legal=[s["id"] for s in waiting])
+        return [(waiting[0], additions[0][1])] if additions[0][1] else []  # [] declines
+    resolved = []
+    for set_id, cards in additions:
+        target = find_set(state, set_id)
+        if target is None or not target["complete"]:
+            raise IllegalMove("S69-9" if target else "S69-4",
+                              f"Set {set_id} is not a complete set waiting for chances; only those "
+                              f"take cards now.", legal=[s["id"] for s in waiting])
+        if cards:
+            resolved.append((target, cards))
+    resolved.sort(key=lambda pair: state["table"].index(pair[0]))
+    return resolved
+
+
+def add_in_chance(table_set: dict, player: str, cards: list[str], reading: list[dict]) -> None:
+    """Adding at least the claim count takes the claim, unless the set was already locked
+    (S69-5: a Lock added in this very chance protects the new claimer)."""
+    if not table_set["locked"] and len(cards) >= table_set["count"]:
+        table_set.update(claimant=player, count=len(cards))
+    table_set.update(cards=table_set["cards"] + cards, reading=reading,
+                     locked=LOCK in table_set["cards"] + cards)
+
+
+def advance_chance(state: dict) -> None:
+    """Pass the chance left. Any set claimed by the player it reaches has gone all the way
+    round: that player captures it (S69-4); each set ends independently (S69-9)."""
+    player = left(state, state["chance_to"])
+    for table_set in [s for s in open_sets(state) if s["claimant"] == player]:
+        capture(state, table_set)
+    if open_sets(state):
+        state.update(phase="chances", chance_to=player, to_play=player)
+    else:
+        captures_done(state)
+
+
+def capture_full_sets(state: dict) -> None:
+    """S69-6: a set that reaches six cards is captured at once by its current claimer."""
+    for table_set in [s for s in open_sets(state) if len(s["cards"]) == MAX_SET]:
+        capture(state, table_set)
+
+
+def capture(state: dict, table_set: dict) -> None:
+    state["table"].remove(table_set)
+    owner = table_set["claimant"]
+    state["captured"][owner].append({"id": table_set["id"], "cards": table_set["cards"],
+                                     "reading": table_set["reading"]})
+    state["last_capturer"] = owner
+
+
+def captures_done(state: dict) -> None:
+    """All complete sets captured: the last capturer flips (S69-7, S69-9), unless a hand is
+    empty and the round ends (S69-10)."""
+    state["chance_to"] = None
+    if any_hand_empty(state):
+        end_round(state)
+    else:
+        state.update(phase="flip", to_play=state["last_capturer"])
+
+
+# ---------------------------------------------------------------- round end (S69-10..12)
+
+def end_round(state: dict) -> None:
+    players = state["players"]
+    scores, breakdown = {}, {}
+    for p in players:
+        sets = [s["cards"] for s in state["captured"][p]]
+        scores[p], breakdown[p] = score_round(sets, state["hand_sizes"][p])
+        state["totals"][p] += scores[p]
+    emptied = state["emptied"]
+    state["rounds"].append({
+        "round": state["round"], "scores": scores, "totals": dict(state["totals"]),
+        "breakdown": breakdown, "dealer": state["dealer"], "emptied": emptied,
+        "hands": dict(state["hand_sizes"]),
+    })
+    state.update(chance_to=None, pending_scramble=None)
+    target = state["options"]["target"]
+    reached = [p for p in players if state["totals"][p] >= target]
+    if reached:
+        # S69-12: every player at or over the target wins, ranked by points.
+        state["winners"] = sorted(reached, key=lambda p: -state["totals"][p])
+        state.update(phase="finished", to_play=None)
+        return
+    dealer = left(state, emptied)
+    state.update(phase="round_over", dealer=dealer, to_play=dealer, round=state["round"] + 1)
+
+
+HANDLERS = {"deal": deal, "play": play, "pass": pass_turn, "chance": chance,
+            "flip": flip, "scramble": scramble}

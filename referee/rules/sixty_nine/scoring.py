@@ -1,0 +1,58 @@
+"""69 round scoring (S69-11), shared by the game and the ``score`` verdict."""
+from __future__ import annotations
+
+from collections import Counter
+
+from referee.rules.sixty_nine.sets import LOCK, MAX_SET, SCRAMBLE, WILD, is_special, printed_value
+
+RULE = "S69-11"
+COLLECTION_BONUS = 10
+SIX_NINE_BONUS = 2
+SPECIALS_BONUS = 3
+SIX_CARD_BONUS = 6
+
+
+def _entry(points: int, detail: str) -> dict:
+    return {"rule": RULE, "points": points, "detail": detail}
+
+
+def _names(cards: list[str]) -> str:
+    return " ".join(cards)
+
+
+def collections(number_cards: list[str]) -> int:
+    """Greatest number of disjoint 0-9 collections; a 6 or 9 card fills either 6 or 9."""
+    counts = Counter(printed_value(c) for c in number_cards)
+    plain = min(counts[d] for d in (0, 1, 2, 3, 4, 5, 7, 8))
+    return min(plain, (counts[6] + counts[9]) // 2)
+
+
+def set_bonuses(cards: list[str]) -> list[dict]:
+    """The per-set bonuses one captured set earns."""
+    bonuses = []
+    printed = {printed_value(c) for c in cards if not is_special(c)}
+    if {6, 9} <= printed:
+        bonuses.append(_entry(SIX_NINE_BONUS, f"set {_names(cards)} holds a printed 6 and a printed 9"))
+    if {WILD, LOCK, SCRAMBLE} <= set(cards):
+        bonuses.append(_entry(SPECIALS_BONUS, f"set {_names(cards)} holds a Wild, a Lock and a Scramble"))
+    if len(cards) == MAX_SET:
+        bonuses.append(_entry(SIX_CARD_BONUS, f"set {_names(cards)} has six cards"))
+    return bonuses
+
+
+def score_round(captured: list[list[str]], hand: int) -> tuple[int, list[dict]]:
+    """A player's round score and its breakdown; the breakdown always adds up to the score."""
+    cards = [c for s in captured for c in s]
+    breakdown = [_entry(len(cards), f"{len(cards)} captured card{'s' if len(cards) != 1 else ''}")]
+    for s in captured:
+        breakdown.extend(set_bonuses(s))
+    full = collections([c for c in cards if not is_special(c)])
+    if full:
+        breakdown.append(_entry(COLLECTION_BONUS * full,
+                                f"{full} complete 0-9 collection{'s' if full != 1 else ''} captured"))
+    breakdown.append(_entry(-hand, f"{hand} card{'s' if hand != 1 else ''} left in hand"))
+    raw = sum(e["points"] for e in breakdown)
+    if raw < 0:
+        # A round score below zero counts as zero.
+        breakdown.append(_entry(-raw, "a round score below zero counts as zero"))
+    return max(raw, 0), breakdown
