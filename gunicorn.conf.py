@@ -1,0 +1,23 @@
+"""gunicorn settings from the environment (see the README, "Deployment")."""
+import os
+
+bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+worker_class = "gthread"
+# Load the app (and run migrations) once in the master, before the workers fork.
+preload_app = True
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("LOG_LEVEL", "info")
+timeout = 30
+graceful_timeout = 20
+
+
+def post_fork(server, worker):
+    # Connections must not be shared across processes: each worker opens its own.
+    from referee.models import db
+
+    app = server.app.wsgi()
+    with app.app_context():
+        db.engine.dispose(close=False)

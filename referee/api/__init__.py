@@ -1,0 +1,117 @@
+"""The HTTP API: flask-smorest blueprints, OpenAPI from the marshmallow schemas, /docs."""
+from __future__ import annotations
+
+import json
+from http import HTTPStatus
+
+from flask import Flask, g, request, send_from_directory
+from flask_smorest import Api
+from sqlalchemy import text
+from werkzeug.exceptions import BadRequest, UnsupportedMediaType
+
+from referee.api import errors, games, judge, limits, rules_info
+from referee.api.schemas import ProblemSchema
+from referee.models import db
+
+API_VERSION = "1.0.0"
+
+
+class RefereeApi(Api):
+    """flask-smorest's Api, with every error documented as problem+json (our error handlers)."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self):
+        # As flask-smorest does, one named response per status (@blp.arguments refers to
+        # UNPROCESSABLE_ENTITY) and a default one; but errors are problem+json here.
+        from flask_smorest.utils import prepare_response
+
+        named = [(status.name, status.phrase, status >= 400) for status in HTTPStatus]
+        for name, description, is_error in named + [(self.DEFAULT_ERROR_RESPONSE_NAME, "Error", True)]:
+            response = {"description": description}
+            if is_error:
+                response["schema"] = ProblemSchema
+                prepare_response(response, self.spec, errors.PROBLEM)
+            self.spec.components.response(name, response, lazy=True)
+
+
+def configure_openapi(app: Flask) -> None:
+    import swagger_ui_bundle
+
+    app.config.setdefault("API_TITLE", "Referee")
+    app.config.setdefault("API_VERSION", API_VERSION)
+    app.config.setdefault("OPENAPI_VERSION", "3.0.3")
+    app.config.setdefault("OPENAPI_URL_PREFIX", "/")
+    app.config.setdefault("OPENAPI_JSON_PATH", "openapi.json")
+    app.config.setdefault("OPENAPI_SWAGGER_UI_PATH", "/docs")
+    # Swagger UI assets come from the swagger-ui-bundle package on PyPI, served by us: no CDN.
+    app.config.setdefault("OPENAPI_SWAGGER_UI_URL", "/docs/assets/")
+    app.config.setdefault("API_SPEC_OPTIONS", {
+        "info": {"description": "A referee and scorekeeper for 69, XIX, Five Crowns, Ninety-nine "
+                                "and Nines. Errors are application/problem+json; rule violations "
+                                "carry the ruling id in `rule`."},
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+    })
+
+    @app.get("/docs/assets/<path:filename>")
+    def swagger_assets(filename):
+        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename, max_age=86400)
+
+
+def _json_body() -> None:
+    """Parse every JSON body once, strictly: UTF-8, no NaN, bounded depth, JSON content type."""
+    if request.method not in ("POST", "PUT", "PATCH") or not request.path.startswith("/api/"):
+        return
+    raw = request.get_data(cache=True)  # MAX_CONTENT_LENGTH turns an oversized body into a 413
+    if not raw and request.path.endswith("/undo"):
+        return
+    if not request.is_json:
+        raise UnsupportedMediaType("Send the body as JSON with 'Content-Type: application/json'.")
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise BadRequest(f"The body is not valid UTF-8 JSON: {exc.__class__.__name__}.") from None
+    if _depth(data) > 32:
+        raise BadRequest("The JSON body is nested too deeply.")
+    request._cached_json = (data, data)  # flask-smorest and the views read this parsed body
+    g.json_checked = True
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _depth(value, level: int = 0) -> int:
+    if level > 32:
+        return level
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level + 1)
+    return level
+
+
+def init_app(app: Flask) -> None:
+    configure_openapi(app)
+    limits.limiter.init_app(app)
+    api = RefereeApi(app)
+    for blueprint in (games.blp, judge.blp, rules_info.blp):
+        api.register_blueprint(blueprint)
+    errors.register(app)
+    app.before_request(_json_body)
+
+    @app.get("/healthz")
+    def healthz():
+        return {"status": "ok"}
+
+    @app.get("/readyz")
+    def readyz():
+        try:
+            db.session.execute(text("SELECT 1"))
+        except Exception as exc:  # the database does not answer: not ready
+            db.session.rollback()
+            return errors.problem(503, "Not ready", f"The database does not answer ({exc.__class__.__name__}).",
+                                  "not-ready")
+        return {"status": "ready"}
+
+    app.extensions["referee_api"] = api

@@ -1,0 +1,135 @@
+"""Games, moves, undo: the thin HTTP layer over ``referee.store``."""
+from __future__ import annotations
+
+from flask import jsonify, request, url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from referee import store
+from referee.api.errors import problem_response
+from referee.api.limits import limit_game_creation
+from referee.api.schemas import (
+    CreateGameSchema, CreatedGameSchema, GameQuerySchema, GameSchema, MoveLogSchema, MoveSchema,
+)
+
+blp = Blueprint("games", __name__, url_prefix="/api/v1", description="Games, their moves and undo.")
+
+WRITE_HEADERS = [
+    {"in": "header", "name": "Authorization", "required": True, "schema": {"type": "string"},
+     "description": "Bearer <token> (the token returned when the game was created)."},
+    {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
+     "description": 'The version the client saw, e.g. "3"; 412 when the game has moved on.'},
+    {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "maxLength": 200},
+     "description": "A retry with the same key returns the first answer and applies nothing."},
+]
+
+
+def _game_response(body: dict, status: int = 200, **headers):
+    response = jsonify(body)
+    response.status_code = status
+    response.headers["ETag"] = f'"{body["version"]}"'
+    response.headers.update(headers)
+    return response
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return None
+
+
+def write_request(game_id: str, payload) -> store.WriteRequest:
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 200:
+        raise store.StoreError(400, "Bad Idempotency-Key", "An Idempotency-Key has 1 to 200 characters.",
+                               "bad-idempotency-key")
+    return store.WriteRequest(
+        game_id=game_id,
+        token=bearer_token(),
+        if_match=request.headers.get("If-Match"),
+        idempotency_key=key,
+        fingerprint=store.request_fingerprint([request.path, payload]),
+    )
+
+
+def _written(result: store.WriteResult):
+    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+    return _game_response(result.body, result.status, **headers)
+
+
+@blp.route("/games")
+class Games(MethodView):
+    @limit_game_creation
+    @blp.arguments(CreateGameSchema)
+    @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}})
+    @problem_response(blp, 422, "Invalid players or options")
+    @problem_response(blp, 429, "Too many games created from this address")
+    def post(self, data):
+        """Create a game: returns its id, its token (shown once) and the starting state."""
+        game, token = store.create_game(data["game"], data["players"], data["options"])
+        body = dict(store.game_view(game), token=token)
+        return _game_response(body, 201, Location=url_for("games.Game", game_id=game.id))
+
+
+@blp.route("/games/<game_id>", endpoint="Game")
+class GameResource(MethodView):
+    @blp.arguments(GameQuerySchema, location="query")
+    @blp.response(200, GameSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.alt_response(304, description="Not modified (If-None-Match matches the version)")
+    @problem_response(blp, 404, "No such game")
+    def get(self, query, game_id):
+        """The public state of a game (or, with ``at``, the table as it was after that many moves)."""
+        game = store.get_game(game_id)
+        if "at" in query:
+            at = min(query["at"], game.version)
+            return _game_response(store.game_view(game, store.replay(game, at), version=at))
+        etag = f'"{game.version}"'
+        if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
+            response = _game_response({"version": game.version}, 304)
+            response.set_data(b"")
+            return response
+        return _game_response(store.game_view(game))
+
+
+@blp.route("/games/<game_id>/moves")
+class Moves(MethodView):
+    @blp.response(200, MoveLogSchema)
+    @problem_response(blp, 404, "No such game")
+    def get(self, game_id):
+        """The move log, in order, with each move's version and voided moves marked."""
+        game = store.get_game(game_id)
+        moves = [{"seq": m.seq, "version": m.version, "move": m.payload, "voided": m.voided,
+                  "created_at": m.created_at.isoformat()} for m in store.all_moves(game.id)]
+        return {"id": game.id, "version": game.version, "moves": moves}
+
+    @blp.arguments(MoveSchema)
+    @blp.response(201, GameSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.doc(parameters=WRITE_HEADERS)
+    @problem_response(blp, 400, "Malformed request")
+    @problem_response(blp, 401, "No token")
+    @problem_response(blp, 403, "Wrong token")
+    @problem_response(blp, 404, "No such game")
+    @problem_response(blp, 412, "Stale version (If-Match)")
+    @problem_response(blp, 413, "Body too large")
+    @problem_response(blp, 415, "Not JSON")
+    @problem_response(blp, 422, "Illegal move (with the ruling id in 'rule'), or invalid input")
+    def post(self, move, game_id):
+        """Apply one move; it is checked against the rules first and changes nothing when refused."""
+        move = request.get_json()  # the whole object: engines check every field of their moves
+        return _written(store.apply_move(write_request(game_id, move), move))
+
+
+@blp.route("/games/<game_id>/undo")
+class Undo(MethodView):
+    @blp.response(200, GameSchema)
+    @blp.doc(parameters=WRITE_HEADERS)
+    @problem_response(blp, 401, "No token")
+    @problem_response(blp, 403, "Wrong token")
+    @problem_response(blp, 404, "No such game")
+    @problem_response(blp, 409, "Nothing to undo")
+    @problem_response(blp, 412, "Stale version (If-Match)")
+    def post(self, game_id):
+        """Void the last move in effect and rebuild the state from the log."""
+        return _written(store.undo(write_request(game_id, None)))

@@ -1,0 +1,44 @@
+"""What each game accepts: move types, options and ruling ids."""
+from __future__ import annotations
+
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from referee.api.errors import problem_response
+from referee.api.schemas import RulesSchema
+from referee.rules import ENGINES
+from referee.store import engine_for
+
+blp = Blueprint("rules", __name__, url_prefix="/api/v1", description="Rules of each game.")
+
+
+def describe(name: str) -> dict:
+    engine = engine_for(name)
+    lo, hi = engine.PLAYERS
+    return {
+        "game": name,
+        "title": engine.TITLE,
+        "players": {"min": lo, "max": hi},
+        "options": engine.OPTIONS,
+        "moves": engine.MOVES,
+        "rulings": engine.RULINGS,
+        "judges": {verdict: {"path": f"/api/v1/judge/{name}/{verdict}", "summary": judge.summary}
+                   for verdict, judge in getattr(engine, "JUDGES", {}).items()},
+    }
+
+
+@blp.route("/rules")
+class AllRules(MethodView):
+    @blp.response(200, RulesSchema(many=True))
+    def get(self):
+        """Every game the service referees."""
+        return [describe(name) for name in ENGINES]
+
+
+@blp.route("/rules/<game>")
+class GameRules(MethodView):
+    @blp.response(200, RulesSchema)
+    @problem_response(blp, 404, "No such game")
+    def get(self, game):
+        """One game's move types, options (with defaults) and ruling ids."""
+        return describe(game)

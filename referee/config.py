@@ -1,0 +1,56 @@
+"""Configuration from the environment."""
+from __future__ import annotations
+
+import os
+import secrets
+
+
+def database_url(instance_path: str) -> str:
+    url = os.environ.get("DATABASE_URL")
+    if not url:
+        # Embedded default: SQLite in the instance folder (WAL mode is set on connect).
+        return "sqlite:///" + os.path.join(instance_path, "referee.sqlite3")
+    return normalise_url(url)
+
+
+def normalise_url(url: str) -> str:
+    # Heroku-style URLs say postgres://; SQLAlchemy wants a driver name.
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
+def from_environment(instance_path: str) -> dict:
+    return {
+        "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or _instance_secret(instance_path),
+        "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_CONTENT_LENGTH", 64 * 1024)),
+        "AUTO_MIGRATE": os.environ.get("AUTO_MIGRATE", "1") != "0",
+        # Games created per client address (Flask-Limiter); memory:// counts per process.
+        "RATELIMIT_CREATE": os.environ.get("RATELIMIT_CREATE", "30 per minute"),
+        "RATELIMIT_ENABLED": os.environ.get("RATELIMIT_ENABLED", "1") != "0",
+        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
+        "RATELIMIT_HEADERS_ENABLED": True,
+        # Behind HTTPS, set SESSION_COOKIE_SECURE=1 so the table's token cookie never goes out in clear.
+        "SESSION_COOKIE_SECURE": os.environ.get("SESSION_COOKIE_SECURE", "0") == "1",
+    }
+
+
+def _instance_secret(instance_path: str) -> str:
+    """A key kept in the instance folder, so signed cookies survive restarts and are the same
+    in every worker when SECRET_KEY is not set."""
+    path = os.path.join(instance_path, "secret_key")
+    os.makedirs(instance_path, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        with open(path) as f:
+            key = f.read().strip()
+        if key:
+            return key
+        fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    key = secrets.token_hex(32)
+    with os.fdopen(fd, "w") as f:
+        f.write(key)
+    return key

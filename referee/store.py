@@ -1,0 +1,225 @@
+"""Games as move logs: create, apply a move, undo, replay. Every write on a game serializes.
+
+The game row is locked before it is read (``UPDATE games ... WHERE id = ?`` as the first statement
+of the transaction): on PostgreSQL that takes the row lock, on SQLite the database write lock, so
+concurrent writers queue instead of reading a snapshot that is stale by the time they write.
+The ``(game_id, seq)`` unique constraint is the last line of defence.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select, update
+
+from referee.models import Game, IdempotencyRecord, Move, db
+from referee.rules import get_engine
+from referee.rules.base import RuleError
+
+
+class StoreError(Exception):
+    """A refusal that is not a rule of the game: unknown game, bad token, stale version..."""
+
+    def __init__(self, status: int, title: str, detail: str, kind: str, headers: dict | None = None):
+        super().__init__(detail)
+        self.status, self.title, self.detail, self.kind = status, title, detail, kind
+        self.headers = headers or {}
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def request_fingerprint(payload: Any) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def engine_for(name: str):
+    engine = get_engine(name)
+    if engine is None:
+        raise StoreError(404, "Unknown game", f"There is no game called '{name}'.", "unknown-game")
+    return engine
+
+
+def game_view(game: Game, state: dict | None = None, version: int | None = None) -> dict:
+    """The public state of a game as the API shows it."""
+    engine = engine_for(game.game)
+    view = {
+        "id": game.id,
+        "game": game.game,
+        "players": game.players,
+        "options": game.options,
+        "version": game.version if version is None else version,
+    }
+    view.update(engine.public_view(game.state if state is None else state))
+    return view
+
+
+# ---------------------------------------------------------------- reads
+
+def get_game(game_id: str) -> Game:
+    game = db.session.get(Game, game_id) if isinstance(game_id, str) and len(game_id) <= 32 else None
+    if game is None:
+        raise StoreError(404, "Game not found", f"No game has the id '{game_id}'.", "not-found")
+    return game
+
+
+def live_moves(game_id: str) -> list[Move]:
+    return list(db.session.scalars(
+        select(Move).where(Move.game_id == game_id, Move.voided.is_(False)).order_by(Move.seq)))
+
+
+def all_moves(game_id: str) -> list[Move]:
+    return list(db.session.scalars(select(Move).where(Move.game_id == game_id).order_by(Move.seq)))
+
+
+def replay(game: Game, upto: int | None = None) -> dict:
+    """The state after the first ``upto`` moves in effect (all of them when None)."""
+    engine = engine_for(game.game)
+    state = engine.new_game(game.players, game.options)
+    for move in live_moves(game.id)[:upto]:
+        state = engine.apply(state, move.payload)
+    return state
+
+
+# ---------------------------------------------------------------- writes
+
+def create_game(name: str, players: Any, options: Any) -> tuple[Game, str]:
+    engine = engine_for(name)
+    state = engine.new_game(players, options)  # RuleError on bad players or options
+    token = secrets.token_urlsafe(24)
+    game = Game(game=name, players=state["players"], options=state["options"], state=state,
+                token_hash=hash_token(token), version=0, status=_status(engine, state))
+    db.session.add(game)
+    db.session.commit()
+    return game, token
+
+
+def _status(engine, state: dict) -> str:
+    return engine.public_view(state)["status"]
+
+
+@dataclass
+class WriteRequest:
+    """One write on a game: what the client sent, and the preconditions it carried."""
+
+    game_id: str
+    token: str | None
+    if_match: str | None = None
+    idempotency_key: str | None = None
+    fingerprint: str = ""
+
+
+@dataclass
+class WriteResult:
+    status: int
+    body: dict
+    replayed: bool = False
+
+
+def _lock(request: WriteRequest) -> Game:
+    # First statement of the transaction: take the lock, then read (see the module docstring).
+    result = db.session.execute(update(Game).where(Game.id == request.game_id)
+                                .values(version=Game.version))
+    if result.rowcount == 0:
+        db.session.rollback()
+        raise StoreError(404, "Game not found", f"No game has the id '{request.game_id}'.", "not-found")
+    db.session.expire_all()
+    return db.session.get(Game, request.game_id, populate_existing=True)
+
+
+def check_token(game: Game, token: str | None) -> None:
+    if not token:
+        raise StoreError(401, "Token required", "Writes need the game's token: "
+                         "'Authorization: Bearer <token>'.", "unauthorized",
+                         headers={"WWW-Authenticate": 'Bearer realm="referee"'})
+    if not hmac.compare_digest(hash_token(token), game.token_hash):
+        raise StoreError(403, "Wrong token", "This token does not open this game.", "forbidden")
+
+
+def _check_version(game: Game, if_match: str | None) -> None:
+    if if_match is None:
+        return
+    wanted = [tag.strip().removeprefix("W/").strip('"') for tag in if_match.split(",")]
+    if "*" not in wanted and str(game.version) not in wanted:
+        raise StoreError(412, "Stale version", f"The game is at version {game.version}, not "
+                         f"{if_match}. Reload and try again.", "stale-version",
+                         headers={"ETag": f'"{game.version}"'})
+
+
+def _replayed(game: Game, request: WriteRequest) -> WriteResult | None:
+    if not request.idempotency_key:
+        return None
+    record = db.session.scalar(select(IdempotencyRecord).where(
+        IdempotencyRecord.game_id == game.id, IdempotencyRecord.key == request.idempotency_key))
+    if record is None:
+        return None
+    if record.request_hash != request.fingerprint:
+        raise StoreError(422, "Idempotency key reused", "This Idempotency-Key was already used "
+                         "with a different request.", "idempotency-key-reused")
+    return WriteResult(record.status_code, record.response, replayed=True)
+
+
+def _write(request: WriteRequest, change, status: int) -> WriteResult:
+    """Lock the game, check token, replay and version, then run ``change(game)`` -> body."""
+    try:
+        game = _lock(request)
+        check_token(game, request.token)
+        previous = _replayed(game, request)
+        if previous:
+            db.session.rollback()
+            return previous
+        _check_version(game, request.if_match)
+        body = change(game)
+        if request.idempotency_key:
+            db.session.add(IdempotencyRecord(game_id=game.id, key=request.idempotency_key,
+                                             request_hash=request.fingerprint, status_code=status,
+                                             response=body))
+        db.session.commit()
+        return WriteResult(status, body)
+    except Exception:
+        db.session.rollback()
+        raise
+
+
+def apply_move(request: WriteRequest, move: Any) -> WriteResult:
+    def change(game: Game) -> dict:
+        engine = engine_for(game.game)
+        state = engine.apply(game.state, move)  # RuleError leaves everything as it was
+        seq = (db.session.scalar(select(db.func.max(Move.seq)).where(Move.game_id == game.id)) or 0) + 1
+        game.version += 1
+        db.session.add(Move(game_id=game.id, seq=seq, version=game.version, payload=move,
+                            idempotency_key=request.idempotency_key))
+        _save_state(game, engine, state)
+        return game_view(game, state)
+
+    return _write(request, change, 201)
+
+
+def undo(request: WriteRequest) -> WriteResult:
+    def change(game: Game) -> dict:
+        moves = live_moves(game.id)
+        if not moves:
+            raise StoreError(409, "Nothing to undo", "No move has been played yet.", "nothing-to-undo")
+        moves[-1].voided = True
+        db.session.flush()
+        engine = engine_for(game.game)
+        game.version -= 1
+        _save_state(game, engine, replay(game))
+        return game_view(game)
+
+    return _write(request, change, 200)
+
+
+def _save_state(game: Game, engine, state: dict) -> None:
+    game.state = state
+    game.status = _status(engine, state)
+
+
+__all__ = ["RuleError", "StoreError", "WriteRequest", "WriteResult", "apply_move", "undo",
+           "create_game", "get_game", "game_view", "replay", "all_moves", "request_fingerprint",
+           "check_token"]

@@ -1,0 +1,193 @@
+"""69 over HTTP: a whole three-player game to 69 with real (simulated) cards, illegal moves
+(422, rule id, version unchanged) and the two dispute verdicts."""
+from __future__ import annotations
+
+import random
+from itertools import combinations
+
+from referee.rules.sixty_nine.sets import read_set
+
+GAME = "sixty-nine"
+ANN, BOB, CAT = "Ann", "Bob", "Cat"
+PLAYERS = [ANN, BOB, CAT]
+DECK = [f"{d}{s}" for d in range(10) for s in "ABCDEF"] + ["WILD", "LOCK", "SCRAMBLE"] * 3
+
+
+class Table:
+    """The real cards: a shuffled deck, real hands, and a plain strategy. Play the most cards
+    that go legally into one set, else pass; steal when possible, else decline; decline a
+    flipped Scramble."""
+
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.hands = {p: [] for p in PLAYERS}
+        self.deck = []
+
+    def deal(self, dealer):
+        self.deck = list(DECK)
+        self.rng.shuffle(self.deck)
+        for p in PLAYERS:
+            self.hands[p] = sorted(self.deck[:10])
+            del self.deck[:10]
+        return {"type": "deal", "dealer": dealer, "flip": self.deck.pop(0)}
+
+    def take_flip(self, flipper):
+        if self.deck:
+            return self.deck.pop(0)
+        donor = PLAYERS[PLAYERS.index(flipper) - 1]          # S69-8: right-hand neighbour
+        card = self.rng.choice(self.hands[donor])
+        self.hands[donor].remove(card)
+        return card
+
+    def best_addition(self, name, cards, least=1, most=3):
+        hand = self.hands[name]
+        for size in range(min(most, len(hand)), least - 1, -1):
+            for extra in combinations(hand, size):
+                if read_set(cards + list(extra))[0] is not None:
+                    return list(extra)
+        return None
+
+    def move(self, body):
+        name, phase = body["to_play"], body["phase"]
+        if phase == "round_over":
+            return self.deal(name)
+        if phase == "flip":
+            return {"type": "flip", "player": name, "card": self.take_flip(name)}
+        if phase == "chances":
+            return self.chance(name, body)
+        if body["pending_scramble"] == name:
+            return {"type": "scramble", "player": name}
+        for table_set in body["table"]:
+            extra = self.best_addition(name, table_set["cards"])
+            if extra:
+                return {"type": "play", "player": name, "set": table_set["id"], "cards": extra}
+        return {"type": "pass", "player": name, "flip": self.take_flip(name)}
+
+    def chance(self, name, body):
+        sets = {}
+        for table_set in body["table"]:
+            if table_set["complete"] and not table_set["locked"]:
+                extra = self.best_addition(name, table_set["cards"], least=table_set["count"])
+                if extra:
+                    sets[str(table_set["id"])] = extra
+                    break
+        return {"type": "chance", "player": name, "sets": sets}
+
+    def follow(self, move):
+        name = move.get("player")
+        played = move.get("cards") or [c for cards in move.get("sets", {}).values() for c in cards]
+        if move["type"] in ("play", "chance"):
+            for card in played:
+                self.hands[name].remove(card)
+
+
+def test_whole_three_player_game_to_69(api):
+    game = api.create(GAME, PLAYERS)
+    assert game["phase"] == "round_over" and game["to_play"] == CAT and game["status"] == "in_progress"
+    table = Table(seed=69)
+    body, moves = game, 0
+    while body["status"] != "finished":
+        move = table.move(body)
+        body = api.move(game, move)
+        table.follow(move)
+        moves += 1
+        assert moves < 5000
+        if body["phase"] not in ("round_over", "finished"):
+            assert body["hand_sizes"] == {p: len(h) for p, h in table.hands.items()}
+            assert body["deck"] == len(table.deck)
+    assert body["winners"] and all(body["standings"][w] >= 69 for w in body["winners"])
+    assert body["winners"] == sorted(body["winners"], key=lambda w: -body["standings"][w])
+    losers = [p for p in PLAYERS if p not in body["winners"]]
+    assert all(body["standings"][p] < 69 for p in losers)
+    for p in PLAYERS:
+        assert body["standings"][p] == sum(r["scores"][p] for r in body["rounds"])
+        for record in body["rounds"]:
+            assert sum(e["points"] for e in record["breakdown"][p]) == record["scores"][p]
+    assert body["round"] == len(body["rounds"]) >= 2
+    assert body["to_play"] is None and body["version"] == moves
+    after = api.move(game, {"type": "deal", "dealer": ANN, "flip": "1A"}, expect=422)
+    assert after["rule"] == "S69-12"
+    assert api.state(game)["version"] == moves
+
+
+def test_steal_and_capture_over_http(api):
+    game = api.create(GAME, PLAYERS, {"dealer": ANN})
+    assert game["to_play"] == ANN
+    body = api.move(game, {"type": "deal", "dealer": ANN, "flip": "2A"})
+    assert body["to_play"] == BOB and body["deck"] == 38
+    body = api.move(game, {"type": "play", "player": BOB, "set": 1, "cards": ["3B"]})
+    body = api.move(game, {"type": "play", "player": CAT, "set": 1, "cards": ["w"]})
+    table_set = body["table"][0]
+    assert table_set["complete"] and table_set["claimant"] == CAT and table_set["count"] == 1
+    assert {r["card"]: r["value"] for r in table_set["reading"]}["WILD"] == 4
+    body = api.move(game, {"type": "chance", "player": ANN, "cards": ["4C"]})
+    assert body["table"][0]["claimant"] == ANN
+    assert {r["card"]: r["value"] for r in body["table"][0]["reading"]}["WILD"] in (1, 5)
+    body = api.move(game, {"type": "chance", "player": BOB, "cards": []})
+    body = api.move(game, {"type": "chance", "player": CAT, "cards": []})
+    assert body["phase"] == "flip" and body["to_play"] == ANN
+    assert [s["cards"] for s in body["captured"][ANN]] == [["2A", "3B", "WILD", "4C"]]
+    body = api.move(game, {"type": "flip", "player": ANN, "card": "9F"})
+    assert body["to_play"] == BOB and body["hand_sizes"] == {ANN: 9, BOB: 9, CAT: 9}
+
+
+def test_illegal_moves_are_422_with_rule_and_change_nothing(api):
+    game = api.create(GAME, PLAYERS)
+    refused = api.move(game, {"type": "deal", "dealer": ANN, "flip": "5A"}, expect=422)
+    assert refused["rule"] == "G-2" and refused["status"] == 422
+    body = api.move(game, {"type": "deal", "dealer": CAT, "flip": "5A"})
+    version = body["version"]
+    cases = [
+        ({"type": "play", "player": BOB, "set": 1, "cards": ["5B"]}, "S69-7"),
+        ({"type": "play", "player": ANN, "set": 1, "cards": ["5A"]}, "S69-1"),
+        ({"type": "play", "player": ANN, "set": 1, "cards": ["7B"]}, "S69-2"),
+        ({"type": "play", "player": ANN, "set": 9, "cards": ["5B"]}, "S69-3"),
+        ({"type": "chance", "player": ANN, "cards": []}, "S69-4"),
+        ({"type": "scramble", "player": ANN, "from_hand": ["5B"], "arrangement": [["5A", "5B"]]}, "S69-9"),
+    ]
+    for move, rule in cases:
+        problem = api.move(game, move, expect=422)
+        assert problem["rule"] == rule, (move, problem)
+        assert problem["detail"]
+    for move in ({"type": "play", "player": ANN, "set": 1, "cards": ["ZZ"]},
+                 {"type": "play", "player": ANN, "set": 1, "cards": "5B"},
+                 {"type": "pass", "player": ANN},
+                 {"type": "pass", "player": ANN, "flip": "5B", "extra": True}):
+        api.move(game, move, expect=422)
+    assert api.state(game)["version"] == version
+
+
+def test_set_verdict_over_http(api):
+    verdict = api.judge(GAME, "set", {"cards": ["6A", "6B", "7C", "8D"]})
+    assert verdict["legal"] and verdict["complete"] and verdict["rule"] is None
+    assert sorted(r["value"] for r in verdict["reading"]) == [6, 7, 8, 9]
+    verdict = api.judge(GAME, "set", {"cards": ["9A", "0B", "1C"]})
+    assert verdict == {"legal": False, "complete": False, "reading": None,
+                       "reason": verdict["reason"], "rule": "S69-2"}
+    assert api.judge(GAME, "set", {"cards": ["1A", "1A"]}, expect=422)["rule"] == "S69-1"
+    api.judge(GAME, "set", {"cards": ["QQ"]}, expect=422)
+
+
+def test_score_verdict_over_http(api):
+    body = {"captured": [["6A", "7B", "8C", "9D", "WILD", "5E"], ["WILD", "LOCK", "SCRAMBLE"]],
+            "hand": ["1F", "2F"]}
+    verdict = api.judge(GAME, "score", body)
+    assert verdict["points"] == 9 + 2 + 6 + 3 - 2
+    assert sum(e["points"] for e in verdict["breakdown"]) == verdict["points"]
+    assert {e["rule"] for e in verdict["breakdown"]} == {"S69-11"}
+    floor = api.judge(GAME, "score", {"captured": [], "hand": ["1F"]})
+    assert floor["points"] == 0
+    assert api.judge(GAME, "score", {"captured": [["1A", "1B"]], "hand": []}, expect=422)["rule"] == "S69-4"
+
+
+def test_empty_deck_pull_over_http(api):
+    players = ["p1", "p2", "p3", "p4", "p5", "p6"]
+    game = api.create(GAME, players)
+    body = api.move(game, {"type": "deal", "dealer": "p6", "flip": "0A"})
+    assert body["deck"] == 8
+    for i, card in enumerate(["1A", "2B", "3C", "4D", "5E", "6F", "7A", "8B"]):
+        body = api.move(game, {"type": "pass", "player": players[i % 6], "flip": card})
+    assert body["deck"] == 0 and body["to_play"] == "p3"
+    body = api.move(game, {"type": "pass", "player": "p3", "flip": "9C"})
+    assert body["hand_sizes"]["p2"] == 9 and body["pulls"] == [{"by": "p3", "from": "p2", "card": "9C"}]
+    assert body["table"][-1]["cards"] == ["9C"]

@@ -1,0 +1,162 @@
+"""XIX over HTTP: whole games to a winner, illegal moves (422, rule id, version unchanged), the judge."""
+from __future__ import annotations
+
+import pytest
+
+ANN, BOB = "Ann", "Bob"
+PLAYERS = [ANN, BOB]
+
+
+def play(player, card, source="closed"):
+    return {"type": "play", "player": player, "card": card, "from": source}
+
+
+class Table:
+    """The real cards, dealt from ``order``, and a plain deterministic strategy: play the
+    highest card held, always ``choice`` after a strike, draft the highest card, trade the
+    lowest card for slot 0."""
+
+    def __init__(self, order, choice="raise"):
+        self.choice = choice
+        self.closed = {ANN: set(order[:6]), BOB: set(order[6:12])}
+        self.open = {ANN: set(), BOB: set()}
+        self.row = [{"face": "down", "card": c} for c in order[12:17]]
+
+    def _held(self, name):
+        return [(c, "closed") for c in self.closed[name]] + [(c, "open") for c in self.open[name]]
+
+    def move(self, body):
+        name = body["to_play"]
+        if body["phase"] == "trick":
+            card, source = max(self._held(name))
+            return play(name, card, source)
+        if body["phase"] == "decision":
+            return {"type": "decide", "player": name, "choice": self.choice}
+        if body["phase"] == "draft":
+            return {"type": "draft", "player": name, "card": max(body["exchange_cards"])}
+        card, source = min(self._held(name))
+        return {"type": "trade", "player": name, "card": card, "from": source, "slot": 0,
+                "strike_card": self.row[0]["card"]}
+
+    def follow(self, move):
+        name, kind = move["player"], move["type"]
+        if kind == "play":
+            (self.closed if move["from"] == "closed" else self.open)[name].remove(move["card"])
+        elif kind == "draft":
+            self.open[name].add(move["card"])
+        elif kind == "trade":
+            (self.closed if move["from"] == "closed" else self.open)[name].remove(move["card"])
+            taken = self.row[0]
+            (self.closed if taken["face"] == "down" else self.open)[name].add(taken["card"])
+            self.row[0] = {"face": "down" if move["from"] == "closed" else "up", "card": move["card"]}
+
+
+def play_out(api, game, table):
+    body = game
+    for _ in range(1000):
+        if body["status"] == "finished":
+            return body
+        move = table.move(body)
+        version = body["version"]
+        body = api.move(game, move)
+        assert body["version"] == version + 1
+        table.follow(move)
+        assert body["open_hands"] == {n: sorted(table.open[n]) for n in PLAYERS}
+        assert body["closed_sizes"] == {n: len(table.closed[n]) for n in PLAYERS}
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("order", [
+    list(range(1, 19)),
+    [18, 1, 9, 10, 2, 17, 3, 16, 11, 8, 4, 15, 5, 14, 6, 13, 7, 12],
+    [7, 12, 3, 16, 9, 1, 18, 10, 2, 5, 14, 11, 4, 6, 8, 13, 15, 17],
+])
+def test_whole_game_to_a_winner(api, order):
+    game = api.create("xix", PLAYERS)
+    assert game["game"] == "xix" and game["phase"] == "trick" and game["to_play"] == ANN
+    assert game["closed_sizes"] == {ANN: 6, BOB: 6} and len(game["strike_row"]) == 5
+    final = play_out(api, game, Table(order))
+    points = final["points"]
+    assert final["standings"] == points and final["phase"] == "finished" and final["to_play"] is None
+    awarded = sum(points.values())
+    assert awarded == 19 or max(points.values()) >= 19
+    winner = (min if awarded == 19 else max)(points, key=points.get)
+    assert final["winners"] == [winner]
+    assert [r["round"] for r in final["rounds"]] == list(range(1, len(final["rounds"]) + 1))
+    assert final["rounds"][-1]["totals"] == points
+    stored = api.state(game)
+    assert stored["winners"] == [winner] and stored["version"] == final["version"]
+    refused = api.move(game, play(winner, 1), expect=422)
+    assert refused["rule"] == "X19-5"
+    assert api.state(game)["version"] == final["version"]
+
+
+def test_game_of_one_point_exchanges_ends_on_exactly_19_awarded(api):
+    """Every struck player abandons at once: each exchange is worth 1 (X19-4), so after 19
+    exchanges exactly 19 points are awarded and the player with fewer points wins (X19-5)."""
+    game = api.create("xix", PLAYERS, {"first_leader": BOB})
+    assert game["to_play"] == BOB
+    final = play_out(api, game, Table(list(range(1, 19)), choice="abandon"))
+    assert len(final["rounds"]) == 19 and sum(final["points"].values()) == 19
+    assert all(r["stakes"] == 1 and r["ended_by"] == "abandoned" for r in final["rounds"])
+    assert final["end"]["rule"] == "X19-5" and final["end"]["reason"] == "exactly 19 awarded"
+    assert final["winners"] == [min(final["points"], key=final["points"].get)]
+
+
+def test_illegal_moves_are_422_with_the_rule_and_change_nothing(api):
+    game = api.create("xix", PLAYERS)
+    cases = [
+        (play(BOB, 5), "X19-2"),                                   # Ann leads first (G-2)
+        (play(ANN, 5, "open"), "X19-7"),                           # her open hand is empty
+        ({"type": "decide", "player": ANN, "choice": "raise"}, "X19-3"),
+        ({"type": "draft", "player": ANN, "card": 5}, "X19-6"),
+    ]
+    for move, rule in cases:
+        body = api.move(game, move, expect=422)
+        assert body["status"] == 422 and body["rule"] == rule and body["detail"]
+    body = api.move(game, play(ANN, 10))
+    assert body["trick"] == [{"player": ANN, "card": 10}] and body["version"] == 1
+    assert api.move(game, play(BOB, 10), expect=422)["rule"] == "X19-7"     # 10 is on the table
+    body = api.move(game, play(BOB, 9))                                     # 10 + 9 = 19: Bob takes it
+    assert body["strikes"] == {ANN: 1, BOB: 0} and body["stakes"] == 1
+    assert body["phase"] == "decision" and body["to_play"] == ANN
+    assert api.move(game, play(BOB, 3), expect=422)["rule"] == "X19-3"
+    assert api.state(game)["version"] == 2
+
+
+@pytest.mark.parametrize("move", [
+    {"type": "play", "player": ANN, "card": 19, "from": "closed"},
+    {"type": "play", "player": ANN, "card": True, "from": "closed"},
+    {"type": "play", "player": ANN, "card": 5},
+    {"type": "play", "player": ANN, "card": 5, "from": "closed", "extra": 1},
+    {"type": "play", "player": "Cid", "card": 5, "from": "closed"},
+    {"type": "trade", "player": ANN, "card": 5, "from": "closed", "slot": 7, "strike_card": None},
+    {"type": "shuffle", "player": ANN},
+])
+def test_malformed_moves_are_422(api, move):
+    game = api.create("xix", PLAYERS)
+    body = api.move(game, move, expect=422)
+    assert body["status"] == 422
+    assert api.state(game)["version"] == 0
+
+
+def test_bad_create(api):
+    api.create("xix", [ANN, BOB, "Cid"], expect=422)
+    api.create("xix", PLAYERS, {"first_leader": "Cid"}, expect=422)
+
+
+def test_judge_trick(api):
+    assert api.judge("xix", "trick", {"lead": 10, "follow": 9}) == {
+        "winner": "follow", "rule": "X19-2", "explanation": "10 + 9 = 19, so the lower card (9) takes the trick."}
+    assert api.judge("xix", "trick", {"lead": 12, "follow": 3})["winner"] == "lead"
+    assert api.judge("xix", "trick", {"lead": 7, "follow": 7}, expect=422)["rule"] == "X19-1"
+    api.judge("xix", "trick", {"lead": 0, "follow": 7}, expect=422)
+    api.judge("xix", "trick", {"lead": 3}, expect=422)
+    api.judge("xix", "trick", {"lead": 3, "follow": 4, "why": "x"}, expect=422)
+
+
+def test_rules_endpoint_lists_the_rulings(client):
+    body = client.get("/api/v1/rules/xix").get_json()
+    assert set(body["rulings"]) == {"G-1", "G-2"} | {f"X19-{i}" for i in range(1, 8)}
+    assert set(body["moves"]) == {"play", "decide", "draft", "trade"}
+    assert body["judges"]["trick"]["path"] == "/api/v1/judge/xix/trick"

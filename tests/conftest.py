@@ -1,0 +1,100 @@
+"""Shared fixtures: an app on SQLite (or on TEST_DATABASE_URL), a client, and an ``api`` helper."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from sqlalchemy import text
+
+from referee import create_app
+from referee.models import db
+
+TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
+
+
+def reset_database(app) -> None:
+    """Start from an empty schema at the newest migration."""
+    from flask_migrate import upgrade
+
+    from referee import MIGRATIONS
+
+    with app.app_context():
+        if db.engine.dialect.name == "postgresql":
+            db.session.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+            db.session.commit()
+        upgrade(directory=MIGRATIONS)
+
+
+@pytest.fixture(scope="session")
+def database_url(tmp_path_factory):
+    return TEST_DATABASE_URL or "sqlite:///" + str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+
+
+@pytest.fixture(scope="session")
+def app(database_url):
+    app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "AUTO_MIGRATE": False, "TESTING": True,
+                      "SECRET_KEY": "test-secret", "RATELIMIT_ENABLED": False})
+    reset_database(app)
+    return app
+
+
+@pytest.fixture(autouse=True)
+def _clean_tables(request):
+    """Each test starts with no games (only for tests that use the app)."""
+    if "app" not in request.fixturenames:
+        yield
+        return
+    app = request.getfixturevalue("app")
+    yield
+    with app.app_context():
+        db.session.remove()
+        for table in ("idempotency_records", "moves", "games"):
+            db.session.execute(text(f"DELETE FROM {table}"))
+        db.session.commit()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+class Api:
+    """Small helpers over the test client, with status checks."""
+
+    def __init__(self, client):
+        self.client = client
+
+    @staticmethod
+    def _check(response, expect):
+        if expect is not None:
+            assert response.status_code == expect, (response.status_code, response.get_json())
+        return response.get_json()
+
+    def create(self, game, players, options=None, expect=201):
+        body = {"game": game, "players": players}
+        if options is not None:
+            body["options"] = options
+        return self._check(self.client.post("/api/v1/games", json=body), expect)
+
+    def move(self, game, move, expect=201, headers=None):
+        headers = {"Authorization": f"Bearer {game['token']}", **(headers or {})}
+        return self._check(self.client.post(f"/api/v1/games/{game['id']}/moves", json=move,
+                                            headers=headers), expect)
+
+    def undo(self, game, expect=200, headers=None):
+        headers = {"Authorization": f"Bearer {game['token']}", **(headers or {})}
+        return self._check(self.client.post(f"/api/v1/games/{game['id']}/undo", headers=headers), expect)
+
+    def state(self, game, expect=200):
+        return self._check(self.client.get(f"/api/v1/games/{game['id']}"), expect)
+
+    def log(self, game, expect=200):
+        return self._check(self.client.get(f"/api/v1/games/{game['id']}/moves"), expect)
+
+    def judge(self, game_name, verdict, body, expect=200):
+        return self._check(self.client.post(f"/api/v1/judge/{game_name}/{verdict}", json=body), expect)
+
+
+@pytest.fixture
+def api(client):
+    return Api(client)
