@@ -27,9 +27,10 @@ def create_app(config: dict | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db)
 
-    from referee import api
+    from referee import api, web
 
     api.init_app(app)
+    web.init_app(app)
 
     if app.config["AUTO_MIGRATE"]:
         with app.app_context():

@@ -1,0 +1,161 @@
+"""Per-game page helpers: turn form fields into the engine's move dicts, describe moves, and
+say what to announce. No rules here: legality is always the engine's answer.
+
+Each game has a ``GameUI`` subclass in a module of this package; a game without one still works
+through ``GameUI`` itself (generic state view and a JSON move box).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from werkzeug.datastructures import MultiDict
+
+from referee import cards
+
+
+class FormError(Exception):
+    """The form cannot be turned into a move at all (missing choice, malformed JSON)."""
+
+
+COMMON_KEYS = {"id", "game", "players", "options", "version", "status", "round", "to_play", "standings",
+               "winners", "rounds", "events"}
+
+
+def join_names(names) -> str:
+    names = [str(n) for n in names]
+    if not names:
+        return ""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def standard_cards(jokers: bool = False) -> list[str]:
+    codes = [r + s for s in cards.STANDARD_SUITS for r in cards.STANDARD_RANKS]
+    return codes + ([cards.JOKER] if jokers else [])
+
+
+def five_crowns_cards() -> list[str]:
+    return [r + s for s in cards.FIVE_CROWNS_SUITS for r in cards.FIVE_CROWNS_RANKS] + [cards.JOKER]
+
+
+def sixty_nine_cards() -> list[str]:
+    return [d + s for s in cards.SIXTY_NINE_SUITS for d in "0123456789"] + list(cards.SIXTY_NINE_SPECIALS)
+
+
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs", "*": "stars"}
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "*": "★"}
+
+
+def pretty(card: Any) -> str:
+    """A card code with its suit symbol, for reading (``10H`` -> ``10♥``)."""
+    text = str(card)
+    if text and text[-1] in SUIT_SYMBOLS and text != cards.JOKER and len(text) >= 2:
+        return text[:-1] + SUIT_SYMBOLS[text[-1]]
+    return text
+
+
+def split_codes(text: str) -> list[str]:
+    """Card codes typed in one field: separated by spaces or commas."""
+    return [c for c in text.replace(",", " ").split() if c]
+
+
+def int_or_text(text: str) -> Any:
+    text = text.strip()
+    return int(text) if text.lstrip("-").isdigit() and text not in ("-", "") else text
+
+
+class GameUI:
+    table_template = "games/generic_table.html"
+    moves_template = "games/generic_moves.html"
+    show_standings = True  # False when the game's own table already lists the totals
+    card_list: list[str] = []  # the deck's real cards, offered as suggestions
+
+    def __init__(self, name: str):
+        self.name = name
+
+    # ---- what the page shows
+    def facts(self, view: dict) -> list[tuple[str, Any]]:
+        facts = [("Round", view.get("round"))]
+        if view.get("to_play"):
+            facts.append(("To play", view["to_play"]))
+        return facts
+
+    def extra_state(self, view: dict) -> dict:
+        """Game-specific fields the generic table shows as they are."""
+        return {k: v for k, v in view.items() if k not in COMMON_KEYS}
+
+    def forms(self, view: dict) -> dict:
+        return {"players": view.get("players", [])}
+
+    def option_field(self, name: str, spec: dict) -> dict:
+        """How the start form offers an option: a number, a player's name, or free text."""
+        default = spec.get("default")
+        kind = "number" if isinstance(default, int) and not isinstance(default, bool) else "text"
+        return {"kind": kind, "choices": None}
+
+    # ---- moves
+    def build(self, kind: str, form: MultiDict, view: dict) -> dict:
+        if kind == "json":
+            try:
+                move = json.loads(form.get("json", ""))
+            except ValueError as exc:
+                raise FormError(f"That is not a JSON object: {exc}.") from None
+            if not isinstance(move, dict):
+                raise FormError("A move is a JSON object, e.g. {\"type\": ..., \"player\": ...}.")
+            return move
+        raise FormError(f"Unknown form '{kind}'.")
+
+    def describe(self, move: Any) -> str:
+        if not isinstance(move, dict):
+            return str(move)
+        kind = move.get("type", "?")
+        who = move.get("player")
+        rest = ", ".join(f"{k} {self._short(v)}" for k, v in move.items() if k not in ("type", "player"))
+        return f"{who + ': ' if who else ''}{kind}{' ' + rest if rest else ''}"
+
+    @staticmethod
+    def _short(value: Any) -> str:
+        if isinstance(value, list):
+            return " ".join(GameUI._short(v) for v in value) or "none"
+        if isinstance(value, dict):
+            return "; ".join(f"{k}: {GameUI._short(v)}" for k, v in value.items())
+        return pretty(value) if value is not None else "none"
+
+    # ---- what the live region says
+    def announce(self, view: dict, move: Any) -> str:
+        parts = [f"{e['text']}" for e in view.get("events") or [] if isinstance(e, dict) and e.get("text")]
+        rounds = view.get("rounds") or []
+        if move is not None and rounds and self._round_just_ended(view, move):
+            last = rounds[-1]
+            parts.append(f"Round {last.get('round')} scores: " + ", ".join(
+                f"{p} {last['scores'].get(p)}" for p in view["players"] if p in (last.get("scores") or {})))
+        parts.append(self.totals_text(view))
+        if view.get("winners"):
+            parts.append(f"Game over: {join_names(view['winners'])} won.")
+        elif view.get("to_play"):
+            parts.append(f"{view['to_play']} to play.")
+        return " ".join(parts)
+
+    def _round_just_ended(self, view: dict, move: Any) -> bool:
+        return bool(view.get("rounds")) and any("round" in str(e.get("text", "")).lower()
+                                                for e in view.get("events") or [] if isinstance(e, dict)) \
+            or (isinstance(move, dict) and move.get("type") in ("hand_result", "round_result"))
+
+    def totals_text(self, view: dict) -> str:
+        standings = view.get("standings") or {}
+        return "Totals: " + ", ".join(f"{p} {standings.get(p)}" for p in view.get("players", [])) + "."
+
+    def shortcut_texts(self, view: dict) -> dict:
+        return {"total": self.totals_text(view)}
+
+
+_UI: dict[str, GameUI] = {}
+
+
+def ui_for(name: str) -> GameUI:
+    if not _UI:
+        from referee.web.games import five_crowns, nines, ninety_nine, sixty_nine, xix
+
+        for module in (ninety_nine, nines, five_crowns, xix, sixty_nine):
+            _UI[module.UI.name] = module.UI
+    return _UI.get(name) or GameUI(name)

@@ -1,0 +1,97 @@
+"""Nines: the deal, turns (take, place or discard), reveals, and the quick hand result."""
+from __future__ import annotations
+
+from referee.web.games import FormError, GameUI, int_or_text, join_names, pretty, standard_cards
+
+CELLS = 9
+
+
+def grid_from(form, index: int, fill: bool) -> list | dict:
+    """Cells ``g-<player index>-<position>``: the whole grid (``fill``) or only the cells given."""
+    cells = {pos: form.get(f"g-{index}-{pos}", "").strip() for pos in range(CELLS)}
+    if fill:
+        return [cells[pos] for pos in range(CELLS)]
+    return {str(pos): code for pos, code in cells.items() if code}
+
+
+class NinesUI(GameUI):
+    table_template = "games/nines_table.html"
+    moves_template = "games/nines_moves.html"
+    card_list = standard_cards(jokers=True)
+
+    def facts(self, view):
+        facts = [("Hand", view.get("hand")), ("Phase", view.get("phase")), ("To play", view.get("to_play")),
+                 ("Dealer", view.get("dealer")), ("Target", view.get("target"))]
+        if view.get("done"):
+            facts.append(("Done", view["done"]))
+            facts.append(("Final turns left", view.get("final_turns_left")))
+        return facts
+
+    def forms(self, view):
+        return {"phase": view.get("phase"), "players": view["players"], "cards": self.card_list,
+                "to_play": view.get("to_play"), "discard_top": view.get("discard_top"),
+                "grids": view.get("grids") or {}}
+
+    def option_field(self, name, spec):
+        if name == "dealer":
+            return {"kind": "player", "choices": None}
+        if name == "decks":
+            return {"kind": "number", "choices": None}
+        return super().option_field(name, spec)
+
+    def build(self, kind, form, view):
+        players = view["players"]
+        if kind == "deal":
+            return {"type": "deal", "discard": form.get("discard", ""),
+                    "revealed": {p: grid_from(form, i, fill=False) for i, p in enumerate(players)}}
+        if kind == "hand_result":
+            return {"type": "hand_result", "grids": {p: grid_from(form, i, fill=True) for i, p in enumerate(players)}}
+        if kind == "reveal":
+            player = form.get("player", "")
+            if player not in players:
+                raise FormError("Choose whose grid this is.")
+            return {"type": "reveal", "player": player, "grid": grid_from(form, players.index(player), fill=True)}
+        if kind == "turn":
+            position = form.get("position", "")
+            replaced = form.get("replaced", "").strip()
+            move = {"type": "turn", "player": form.get("player", ""), "source": form.get("source", ""),
+                    "card": form.get("card", ""), "position": int_or_text(position) if position else None}
+            if replaced:
+                move["replaced"] = replaced
+            return move
+        return super().build(kind, form, view)
+
+    def describe(self, move):
+        if not isinstance(move, dict):
+            return super().describe(move)
+        kind = move.get("type")
+        if kind == "turn":
+            where = ("discards it" if move.get("position") is None
+                     else f"puts it at {move.get('position')}"
+                     + (f", turning up {pretty(move['replaced'])}" if move.get("replaced") else ""))
+            return f"{move.get('player')} takes {pretty(move.get('card'))} from the {move.get('source')} and {where}"
+        if kind == "deal":
+            return f"Deal: first discard {pretty(move.get('discard'))}"
+        if kind == "reveal":
+            return f"{move.get('player')} reveals their grid"
+        if kind == "hand_result":
+            return "Hand result from the final grids"
+        return super().describe(move)
+
+    def announce(self, view, move):
+        parts = []
+        rounds = view.get("rounds") or []
+        if isinstance(move, dict) and move.get("type") in ("hand_result", "reveal", "turn") and rounds \
+                and rounds[-1].get("round") == (view.get("hand") or 0) - (0 if view.get("winners") else 1):
+            last = rounds[-1]
+            parts.append(f"Hand {last['round']} scores: "
+                         + ", ".join(f"{p} {last['scores'][p]}" for p in view["players"]) + ".")
+        parts.append(self.totals_text(view))
+        if view.get("winners"):
+            parts.append(f"Game over: {join_names(view['winners'])} won.")
+        elif view.get("to_play"):
+            parts.append(f"{view['to_play']} to {'deal' if view.get('phase') == 'deal' else 'play'}.")
+        return " ".join(parts)
+
+
+UI = NinesUI("nines")

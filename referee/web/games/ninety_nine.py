@@ -1,0 +1,82 @@
+"""Ninety-nine: a card picker (rank, suit, and the value of a 10 or an A), missed draws."""
+from __future__ import annotations
+
+from typing import Any
+
+from referee import cards
+from referee.web.games import FormError, GameUI, join_names, pretty
+
+# The two ways a 10 and an A may be declared: offered as choices, checked by the engine (N99-3).
+VALUE_CHOICES = {"10": [(10, "+10"), (-10, "−10")], "A": [(1, "1"), (11, "11")]}
+
+
+class NinetyNineUI(GameUI):
+    table_template = "games/ninety_nine_table.html"
+    moves_template = "games/ninety_nine_moves.html"
+    show_standings = False  # the tokens list is the standings
+
+    def facts(self, view):
+        return [("Round", view.get("round")), ("To play", view.get("to_play")),
+                ("Draw pile", view.get("draw_pile"))]
+
+    def forms(self, view):
+        active = [p for p in view["players"] if p not in view.get("out", [])]
+        return {"active": active, "ranks": cards.STANDARD_RANKS, "suits": cards.STANDARD_SUITS,
+                "values": VALUE_CHOICES, "to_play": view.get("to_play")}
+
+    def option_field(self, name, spec):
+        if name == "decks":
+            return {"kind": "choice", "choices": [("", "Default (N99-1)"), ("1", "1 deck"), ("2", "2 decks")]}
+        if name == "first_player":
+            return {"kind": "player", "choices": None}
+        return super().option_field(name, spec)
+
+    def build(self, kind, form, view):
+        if kind == "play":
+            player = form.get("player") or view.get("to_play")
+            card = form.get("card", "").strip() or (form.get("rank", "") + form.get("suit", ""))
+            if not form.get("card", "").strip() and not (form.get("rank") and form.get("suit")):
+                raise FormError("Pick the card's rank and suit.")
+            move: dict[str, Any] = {"type": "play", "player": player, "card": card}
+            rank = form.get("rank", "")
+            raw = form.get("value10") if rank == "10" else form.get("valueA") if rank == "A" else None
+            if raw:
+                try:
+                    move["value"] = int(raw)
+                except ValueError:
+                    raise FormError("The value must be a number.") from None
+            return move
+        if kind == "missed_draw":
+            return {"type": "missed_draw", "player": form.get("player", "")}
+        return super().build(kind, form, view)
+
+    def describe(self, move):
+        if isinstance(move, dict) and move.get("type") == "play":
+            value = f" as {move['value']:+d}" if isinstance(move.get("value"), int) else ""
+            return f"{move.get('player')} plays {pretty(move.get('card'))}{value}"
+        if isinstance(move, dict) and move.get("type") == "missed_draw":
+            return f"{move.get('player')} forgot to draw"
+        return super().describe(move)
+
+    def total_text(self, view):
+        if view.get("winners"):
+            return f"Game over: {join_names(view['winners'])} won."
+        return (f"Total {view.get('total')}, {view.get('direction')}. "
+                f"{view.get('to_play')} to play.")
+
+    def totals_text(self, view):
+        tokens = view.get("tokens") or {}
+        out = view.get("out") or []
+        return "Tokens: " + ", ".join(f"{p} out" if p in out else f"{p} {tokens.get(p)}"
+                                      for p in view["players"]) + "."
+
+    def announce(self, view, move):
+        parts = [e["text"] for e in view.get("events") or [] if isinstance(e, dict) and e.get("text")]
+        parts.append(self.total_text(view))
+        return " ".join(parts)
+
+    def shortcut_texts(self, view):
+        return {"total": self.total_text(view), "tokens": self.totals_text(view)}
+
+
+UI = NinetyNineUI("ninety-nine")

@@ -1,0 +1,102 @@
+"""69: the deal, plays into a set, passes, chances, flips and Scrambles."""
+from __future__ import annotations
+
+from referee.web.games import FormError, GameUI, int_or_text, join_names, sixty_nine_cards, split_codes
+
+
+class SixtyNineUI(GameUI):
+    table_template = "games/sixty_nine_table.html"
+    moves_template = "games/sixty_nine_moves.html"
+    show_standings = False  # the game's own table lists the points
+    card_list = sixty_nine_cards()
+
+    def facts(self, view):
+        return [("Round", view.get("round")), ("Phase", (view.get("phase") or "").replace("_", " ")),
+                ("To play", view.get("to_play")), ("Dealer", view.get("dealer")), ("Deck", view.get("deck")),
+                ("Target", view.get("target"))]
+
+    def forms(self, view):
+        chances = view.get("chances") or {}
+        table = view.get("table") or []
+        return {"phase": view.get("phase"), "players": view["players"], "to_play": view.get("to_play"),
+                "cards": self.card_list, "table": table,
+                "chance_player": chances.get("player"),
+                "chance_sets": [s for s in table if s.get("id") in (chances.get("sets") or [])],
+                "pending_scramble": view.get("pending_scramble")}
+
+    def option_field(self, name, spec):
+        if name == "dealer":
+            return {"kind": "player", "choices": None}
+        return super().option_field(name, spec)
+
+    def build(self, kind, form, view):
+        player = form.get("player", "")
+        if kind == "deal":
+            return {"type": "deal", "dealer": form.get("dealer", ""), "flip": form.get("flip", "")}
+        if kind == "play":
+            set_id = form.get("set", "").strip()
+            if not set_id:
+                raise FormError("Choose the set the cards go into.")
+            cards = split_codes(form.get("cards", ""))
+            if not cards:
+                raise FormError("Enter the cards played, e.g. 6B 7C.")
+            return {"type": "play", "player": player, "set": int_or_text(set_id), "cards": cards}
+        if kind == "pass":
+            return {"type": "pass", "player": player, "flip": form.get("flip", "")}
+        if kind == "flip":
+            return {"type": "flip", "player": player, "card": form.get("card", "")}
+        if kind == "chance":
+            per_set = {key[4:]: split_codes(form.get(key, "")) for key in form if key.startswith("set-")}
+            if per_set and form.get("many") == "1":
+                return {"type": "chance", "player": player,
+                        "sets": {k: v for k, v in per_set.items()}}
+            return {"type": "chance", "player": player, "cards": split_codes(form.get("cards", ""))}
+        if kind == "scramble":
+            move = {"type": "scramble", "player": player, "from_hand": split_codes(form.get("from_hand", ""))}
+            lines = [split_codes(line) for line in form.get("arrangement", "").splitlines()]
+            lines = [line for line in lines if line]
+            if form.get("decline") != "1":
+                if not lines:
+                    raise FormError("Enter the new arrangement: one set per line.")
+                move["arrangement"] = lines
+            return move
+        return super().build(kind, form, view)
+
+    def describe(self, move):
+        if not isinstance(move, dict):
+            return super().describe(move)
+        kind, who = move.get("type"), move.get("player")
+        if kind == "deal":
+            return f"{move.get('dealer')} deals and flips {move.get('flip')}"
+        if kind == "play":
+            return f"{who} plays {' '.join(map(str, move.get('cards') or []))} into set {move.get('set')}"
+        if kind == "pass":
+            return f"{who} passes and flips {move.get('flip')}"
+        if kind == "flip":
+            return f"{who} flips {move.get('card')}"
+        if kind == "chance":
+            if "sets" in move:
+                return f"{who} adds " + "; ".join(f"set {k}: {' '.join(v) or 'nothing'}"
+                                                  for k, v in (move.get("sets") or {}).items())
+            cards = move.get("cards") or []
+            return f"{who} adds {' '.join(cards)}" if cards else f"{who} declines the chance"
+        if kind == "scramble":
+            return f"{who} scrambles the table" if move.get("arrangement") is not None else f"{who} declines the Scramble"
+        return super().describe(move)
+
+    def announce(self, view, move):
+        parts = []
+        table = view.get("table") or []
+        claims = [f"set {s['id']} claimed by {s['claimant']} with {s['count']}" for s in table
+                  if s.get("complete") and s.get("claimant")]
+        if claims:
+            parts.append("; ".join(claims) + ".")
+        parts.append(self.totals_text(view))
+        if view.get("winners"):
+            parts.append(f"Game over: {join_names(view['winners'])} won.")
+        elif view.get("to_play"):
+            parts.append(f"{view['to_play']} to play ({(view.get('phase') or '').replace('_', ' ')}).")
+        return " ".join(parts)
+
+
+UI = SixtyNineUI("sixty-nine")

@@ -1,0 +1,80 @@
+"""XIX: tricks, the strike decision, the draft and the strike-row trade."""
+from __future__ import annotations
+
+from referee.web.games import FormError, GameUI, int_or_text, join_names
+
+CARDS = list(range(1, 19))
+
+
+def _int(form, key: str, what: str):
+    raw = form.get(key, "").strip()
+    if not raw:
+        raise FormError(f"Choose {what}.")
+    return int_or_text(raw)
+
+
+class XixUI(GameUI):
+    table_template = "games/xix_table.html"
+    moves_template = "games/xix_moves.html"
+    show_standings = False  # the game's own table lists the points
+
+    def facts(self, view):
+        return [("Exchange", view.get("exchange")), ("Phase", view.get("phase")), ("To act", view.get("to_play")),
+                ("Stakes", view.get("stakes"))]
+
+    def forms(self, view):
+        return {"phase": view.get("phase"), "players": view["players"], "to_play": view.get("to_play"),
+                "cards": CARDS, "pool": view.get("exchange_cards") or [], "slots": view.get("strike_row") or []}
+
+    def option_field(self, name, spec):
+        return {"kind": "player", "choices": None}
+
+    def build(self, kind, form, view):
+        player = form.get("player", "")
+        if kind == "play":
+            return {"type": "play", "player": player, "card": _int(form, "card", "a card"),
+                    "from": form.get("from", "closed")}
+        if kind == "decide":
+            return {"type": "decide", "player": player, "choice": form.get("choice", "")}
+        if kind == "draft":
+            return {"type": "draft", "player": player, "card": _int(form, "card", "a card")}
+        if kind == "trade":
+            strike = form.get("strike_card", "").strip()
+            return {"type": "trade", "player": player, "card": _int(form, "card", "the card to give"),
+                    "from": form.get("from", "closed"), "slot": _int(form, "slot", "a strike-row slot"),
+                    "strike_card": int_or_text(strike) if strike else None}
+        return super().build(kind, form, view)
+
+    def describe(self, move):
+        if not isinstance(move, dict):
+            return super().describe(move)
+        kind, who = move.get("type"), move.get("player")
+        if kind == "play":
+            return f"{who} plays {move.get('card')} from the {move.get('from')} hand"
+        if kind == "decide":
+            return f"{who} chooses to {move.get('choice')}"
+        if kind == "draft":
+            return f"{who} drafts {move.get('card')}"
+        if kind == "trade":
+            return (f"{who} trades {move.get('card')} ({move.get('from')}) with slot {move.get('slot')}"
+                    + (f" ({move['strike_card']})" if move.get("strike_card") is not None else ""))
+        return super().describe(move)
+
+    def announce(self, view, move):
+        strikes = view.get("strikes") or {}
+        points = view.get("points") or {}
+        parts = [f"Strikes: {', '.join(f'{p} {strikes.get(p, 0)}' for p in view['players'])}.",
+                 f"Stakes {view.get('stakes')}.",
+                 f"Points: {', '.join(f'{p} {points.get(p, 0)}' for p in view['players'])}."]
+        if view.get("winners"):
+            parts.append(f"Game over: {join_names(view['winners'])} won.")
+        elif view.get("to_play"):
+            parts.append(f"{view['to_play']} to act ({view.get('phase')}).")
+        return " ".join(parts)
+
+    def totals_text(self, view):
+        points = view.get("points") or view.get("standings") or {}
+        return "Points: " + ", ".join(f"{p} {points.get(p, 0)}" for p in view["players"]) + "."
+
+
+UI = XixUI("xix")

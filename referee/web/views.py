@@ -1,0 +1,338 @@
+"""The scorekeeper pages: start, share, follow, enter moves, undo, log, history.
+
+Every write goes through ``referee.store`` exactly as the API's do; the engines decide what is
+legal and the pages only show their verdicts (detail and ruling id).
+"""
+from __future__ import annotations
+
+import secrets
+
+import segno
+from flask import (
+    Blueprint, abort, current_app, flash, get_flashed_messages, make_response, redirect,
+    render_template, request, session, url_for,
+)
+from flask_wtf.csrf import generate_csrf, validate_csrf
+from markupsafe import Markup
+from wtforms import ValidationError
+
+from referee import store
+from referee.rules import ENGINES
+from referee.rules.base import RuleError
+from referee.web import chart
+from referee.web.games import FormError, pretty, ui_for
+
+bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
+               static_url_path="/static/web")
+
+MAX_TABLES = 30  # tokens kept in one cookie (the most recent games)
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors 'none'")
+
+
+# ---------------------------------------------------------------- plumbing
+
+@bp.after_request
+def _security_headers(response):
+    response.headers.setdefault("Content-Security-Policy", CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    if response.mimetype == "text/html":
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+@bp.before_request
+def _csrf():
+    """Flask-WTF's CSRF check, for this blueprint's form posts only (never the JSON API)."""
+    if request.method != "POST" or not current_app.config.get("WTF_CSRF_ENABLED", True):
+        return None
+    try:
+        validate_csrf(request.form.get("csrf_token"))
+    except ValidationError as exc:
+        return _error_page(400, "The form has expired", f"{exc.args[0] if exc.args else 'Bad CSRF token.'} "
+                           "Go back, reload the page and try again.")
+    return None
+
+
+REQUIRED = ("NAME", "TITLE", "PLAYERS", "OPTIONS", "new_game", "apply", "public_view")
+
+
+def usable_engines() -> dict:
+    """The registered engines that are complete enough to play (others are skipped, not fatal)."""
+    found = {}
+    for name in ("ninety-nine", "nines", "five-crowns", "xix", "sixty-nine"):
+        try:
+            engine = ENGINES.get(name)
+        except Exception:  # an engine that does not import yet
+            engine = None
+        if engine is not None and all(hasattr(engine, attr) for attr in REQUIRED):
+            found[name] = engine
+    return found
+
+
+@bp.app_context_processor
+def _globals():
+    return {"csrf_token": generate_csrf, "engines": usable_engines()}
+
+
+@bp.app_template_filter("card")
+def _card(value):
+    return pretty(value)
+
+
+@bp.errorhandler(store.StoreError)
+def _store_error(error: store.StoreError):
+    return _error_page(error.status, error.title, error.detail)
+
+
+@bp.errorhandler(RuleError)
+def _rule_error(error: RuleError):
+    return _error_page(422, error.title, error.detail, error.rule)
+
+
+def _error_page(status: int, title: str, detail: str, rule: str | None = None):
+    return make_response(render_template("error.html", title=title, detail=detail, rule=rule), status)
+
+
+def _tables() -> dict:
+    tables = session.get("tables")
+    return tables if isinstance(tables, dict) else {}
+
+
+def _remember(game_id: str, token: str) -> None:
+    tables = {k: v for k, v in _tables().items() if k != game_id}
+    tables[game_id] = token
+    session["tables"] = dict(list(tables.items())[-MAX_TABLES:])
+    session.permanent = True
+
+
+def table_token(game) -> str | None:
+    """The game's token when this phone holds it (from the signed cookie), else None."""
+    token = _tables().get(game.id)
+    if not token:
+        return None
+    try:
+        store.check_token(game, token)
+    except store.StoreError:
+        return None
+    return token
+
+
+def _engine(name: str):
+    engine = usable_engines().get(name)
+    if engine is None:
+        abort(404)
+    return engine
+
+
+def _qr_svg(url: str) -> Markup:
+    qr = segno.make(url, error="m")
+    svg = qr.svg_inline(scale=4, dark="#111", light="#fff", omitsize=True)
+    return Markup(svg)
+
+
+def _page_context(game, view: dict, holder: bool, live: bool = True) -> dict:
+    ui = ui_for(game.game)
+    engine = _engine(game.game)
+    return {
+        "game": game,
+        "view": view,
+        "engine": engine,
+        "ui": ui,
+        "holder": holder,
+        "live": live,
+        "rounds": view.get("rounds") or [],
+        "chart": chart.score_chart(view),
+        "forms": ui.forms(view) if holder and view.get("status") != "finished" else None,
+        "idempotency_key": secrets.token_urlsafe(12),
+        "facts": ui.facts(view),
+    }
+
+
+# ---------------------------------------------------------------- start a game
+
+@bp.get("/")
+def index():
+    mine = []
+    for game_id in reversed(list(_tables())):
+        try:
+            game = store.get_game(game_id)
+        except store.StoreError:
+            continue
+        mine.append(game)
+    return render_template("index.html", mine=mine[:10])
+
+
+@bp.route("/new/<name>", methods=["GET", "POST"])
+def new_game(name):
+    engine = _engine(name)
+    ui = ui_for(name)
+    values = {"players": "", **{k: "" for k in engine.OPTIONS}}
+    error = None
+    if request.method == "POST":
+        values.update({k: request.form.get(k, "") for k in values})
+        players = [line.strip() for line in values["players"].replace(",", "\n").splitlines() if line.strip()]
+        options = {}
+        for key in engine.OPTIONS:
+            raw = values[key].strip()
+            if raw:
+                options[key] = int(raw) if raw.lstrip("-").isdigit() else raw
+        try:
+            game, token = store.create_game(name, players, options)
+        except RuleError as exc:
+            error = exc
+        else:
+            _remember(game.id, token)
+            flash("Game started. Share it with the links below.", "info")
+            return redirect(url_for(".share", game_id=game.id))
+    status = 422 if error else 200
+    return render_template("new.html", engine=engine, ui=ui, values=values, error=error), status
+
+
+# ---------------------------------------------------------------- share and the table link
+
+@bp.get("/g/<game_id>/share")
+def share(game_id):
+    game = store.get_game(game_id)
+    token = table_token(game)
+    follow_url = url_for(".game_page", game_id=game.id, _external=True)
+    table_url = url_for(".join", game_id=game.id, token=token, _external=True) if token else None
+    return render_template("share.html", game=game, engine=_engine(game.game), follow_url=follow_url,
+                           follow_qr=_qr_svg(follow_url), table_url=table_url,
+                           table_qr=_qr_svg(table_url) if table_url else None, holder=bool(token))
+
+
+@bp.get("/g/<game_id>/table/<token>")
+def join(game_id, token):
+    """The table link: keep the token in the signed cookie, then drop it from the address bar."""
+    game = store.get_game(game_id)
+    try:
+        store.check_token(game, token)
+    except store.StoreError:
+        return _error_page(403, "This table link does not open this game",
+                           "Ask the table for a fresh link; you can still follow the game.")
+    _remember(game.id, token)
+    flash("This phone can now enter moves for the table.", "info")
+    return redirect(url_for(".game_page", game_id=game.id))
+
+
+@bp.post("/g/<game_id>/forget")
+def forget(game_id):
+    tables = _tables()
+    tables.pop(game_id, None)
+    session["tables"] = tables
+    flash("This phone now only follows the game.", "info")
+    return redirect(url_for(".game_page", game_id=game_id))
+
+
+# ---------------------------------------------------------------- the game page
+
+@bp.get("/g/<game_id>")
+def game_page(game_id):
+    game = store.get_game(game_id)
+    view = store.game_view(game)
+    holder = table_token(game) is not None
+    announce = [m for c, m in get_flashed_messages(with_categories=True) if c == "announce"]
+    return render_template("game.html", announce=" ".join(announce), **_page_context(game, view, holder))
+
+
+@bp.get("/g/<game_id>/fragment")
+def fragment(game_id):
+    """The parts of the game page that change with each move, for the page's poller."""
+    game = store.get_game(game_id)
+    view = store.game_view(game)
+    holder = table_token(game) is not None
+    return render_template("fragment.html", **_page_context(game, view, holder))
+
+
+@bp.post("/g/<game_id>/move")
+def move(game_id):
+    game = store.get_game(game_id)
+    token = table_token(game)
+    if token is None:
+        return _error_page(403, "This phone follows the game",
+                           "Only the table enters moves: open the table link shared from the game's "
+                           "share page on the phone that keeps the score.")
+    ui = ui_for(game.game)
+    view = store.game_view(game)
+    back = redirect(url_for(".game_page", game_id=game.id, _anchor="moves"))
+    kind = request.form.get("type", "")
+    try:
+        payload = ui.build(kind, request.form, view)
+    except FormError as exc:
+        flash({"detail": str(exc), "rule": None}, "refused")
+        return back
+    version = request.form.get("version", "").strip()
+    key = request.form.get("idempotency_key", "").strip()[:200] or None
+    write = store.WriteRequest(game_id=game.id, token=token,
+                               if_match=f'"{version}"' if version.isdigit() else None,
+                               idempotency_key=key,
+                               fingerprint=store.request_fingerprint([request.path, payload]))
+    try:
+        result = store.apply_move(write, payload)
+    except RuleError as exc:
+        flash({"detail": exc.detail, "rule": exc.rule, "move": ui.describe(payload)}, "refused")
+        return back
+    except store.StoreError as exc:
+        if exc.status == 412:
+            flash({"detail": "Another phone entered a move first: check the table and enter "
+                             "yours again.", "rule": None}, "refused")
+            return back
+        raise
+    flash(ui.announce(result.body, payload), "announce")
+    return back
+
+
+@bp.route("/g/<game_id>/undo", methods=["GET", "POST"])
+def undo(game_id):
+    game = store.get_game(game_id)
+    token = table_token(game)
+    if token is None:
+        return _error_page(403, "This phone follows the game", "Only the table can undo a move.")
+    moves = [m for m in store.all_moves(game.id) if not m.voided]
+    ui = ui_for(game.game)
+    if request.method == "GET":
+        last = ui.describe(moves[-1].payload) if moves else None
+        return render_template("undo.html", game=game, engine=_engine(game.game), last=last)
+    version = request.form.get("version", "").strip()
+    write = store.WriteRequest(game_id=game.id, token=token,
+                               if_match=f'"{version}"' if version.isdigit() else None)
+    try:
+        result = store.undo(write)
+    except store.StoreError as exc:
+        if exc.status not in (409, 412):
+            raise
+        flash({"detail": exc.detail, "rule": None}, "refused")
+        return redirect(url_for(".game_page", game_id=game.id))
+    flash(f"Move undone. {ui.announce(result.body, None)}", "announce")
+    return redirect(url_for(".game_page", game_id=game.id))
+
+
+# ---------------------------------------------------------------- looking back
+
+@bp.get("/g/<game_id>/log")
+def log(game_id):
+    game = store.get_game(game_id)
+    ui = ui_for(game.game)
+    entries, live = [], 0
+    for m in store.all_moves(game.id):
+        if not m.voided:
+            live += 1
+        entries.append({"seq": m.seq, "version": m.version, "voided": m.voided, "at": None if m.voided else live,
+                        "text": ui.describe(m.payload), "time": m.created_at})
+    return render_template("log.html", game=game, engine=_engine(game.game), entries=entries)
+
+
+@bp.get("/g/<game_id>/at/<int:upto>")
+def at(game_id, upto):
+    game = store.get_game(game_id)
+    upto = max(0, min(upto, game.version))
+    view = store.game_view(game, store.replay(game, upto), version=upto)
+    moves = [m for m in store.all_moves(game.id) if not m.voided]
+    last = ui_for(game.game).describe(moves[upto - 1].payload) if upto else None
+    return render_template("at.html", upto=upto, last=last,
+                           **_page_context(game, view, holder=False, live=False))
+

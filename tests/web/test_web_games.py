@@ -1,0 +1,159 @@
+"""One page per other game, in headless Chromium: the state renders, moves go in through the
+forms, a refusal shows its ruling, undo works, and a round's breakdown shows on the sheet."""
+from __future__ import annotations
+
+import re
+
+import pytest
+import requests
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def table_phone(phone, base: str, game: str, players: list[str], options=None):
+    response = requests.post(f"{base}/api/v1/games", json={"game": game, "players": players,
+                                                           "options": options or {}}, timeout=5)
+    assert response.status_code == 201, response.text
+    created = response.json()
+    phone.goto(f"/g/{created['id']}/table/{created['token']}")
+    return created, phone.page
+
+
+def submit(page, form_id: str):
+    page.locator(f"#{form_id} button[type=submit]").first.click()
+    page.wait_for_load_state()
+
+
+def refused(page, rule: str):
+    expect(page.locator("#refused")).to_contain_text(f"Ruling {rule}")
+
+
+def undo(page):
+    page.get_by_role("link", name=re.compile("Undo the last move")).click()
+    page.get_by_role("button", name="Yes, undo it").click()
+
+
+def assert_fits_360(page):
+    """No horizontal scrolling on a 360 px wide phone."""
+    page.set_viewport_size({"width": 360, "height": 740})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.set_viewport_size({"width": 390, "height": 844})
+
+
+def fill_grid(form, index: int, cards: list[str | None]):
+    for pos, card in enumerate(cards):
+        if card:
+            form.locator(f"input[name='g-{index}-{pos}']").fill(card)
+
+
+def test_nines(phone, live_server):
+    created, page = table_phone(phone, live_server, "nines", ["Ann", "Bob"])
+    expect(page.locator(".grids .grid3")).to_have_count(2)
+    deal = page.locator("#deal-form")
+    deal.locator("select[name=discard]").select_option("5H")
+    fill_grid(deal, 0, ["AS", "2S", "3S"])
+    fill_grid(deal, 1, ["4S", "5S"])  # one card short
+    submit(page, "deal-form")
+    refused(page, "N9-2")
+    deal = page.locator("#deal-form")
+    deal.locator("select[name=discard]").select_option("5H")
+    fill_grid(deal, 0, ["AS", "2S", "3S"])
+    fill_grid(deal, 1, ["4S", "5S", "6S"])
+    submit(page, "deal-form")
+    expect(page.locator(".facts .turn")).to_have_text("Ann")
+    turn = page.locator("#turn-form")
+    turn.locator("input[name=source][value=stock] + span").click()
+    turn.locator("select[name=card]").select_option("7H")
+    turn.locator("input[name=position][value='4'] + span").click()
+    turn.locator("select[name=replaced]").select_option("8C")
+    submit(page, "turn-form")
+    expect(page.locator(".grids .grid3").first).to_contain_text("7♥")
+    expect(page.locator(".pile")).to_contain_text("8♣")
+    undo(page)
+    undo(page)
+    page.locator("details.minor summary").click()
+    form = page.locator("#hand-result-form")
+    fill_grid(form, 0, ["KS", "KH", "KD", "2C", "3C", "4C", "5C", "6C", "7C"])
+    fill_grid(form, 1, ["AH", "AD", "AC", "JK", "9H", "9D", "QH", "QD", "QC"])
+    submit(page, "hand-result-form")
+    expect(page.locator("table.sheet tbody tr")).to_have_count(1)
+    expect(page.locator("details.breakdown").first).to_contain_text("N9")
+    assert page.locator("svg.chart").count() == 1
+    phone.screenshot("nines")
+    assert_fits_360(page)
+
+
+def test_xix(phone, live_server):
+    created, page = table_phone(phone, live_server, "xix", ["Ann", "Bob"])
+    form = page.locator("#play-form")
+    form.locator("input[name=card][value='5'] + span").click()
+    submit(page, "play-form")
+    expect(page.locator(".pile")).to_contain_text("5")
+    form = page.locator("#play-form")
+    form.locator("input[name=card][value='5'] + span").click()  # the 5 is already on the table
+    submit(page, "play-form")
+    refused(page, "X19")
+    form = page.locator("#play-form")
+    form.locator("input[name=card][value='14'] + span").click()
+    submit(page, "play-form")
+    # 5 + 14 = 19: the lower card takes the trick; Bob gets a strike and decides
+    expect(page.locator("#decide-form")).to_contain_text("Bob received a strike")
+    page.get_by_role("button", name="Raise").click()
+    expect(page.locator(".facts")).to_contain_text("Stakes")
+    undo(page)
+    expect(page.locator("#decide-form")).to_be_visible()
+    phone.screenshot("xix")
+    assert_fits_360(page)
+
+
+def test_sixty_nine(phone, live_server):
+    created, page = table_phone(phone, live_server, "sixty-nine", ["Ann", "Bob", "Cid"])
+    form = page.locator("#deal-form")
+    form.locator("select[name=flip]").select_option("3A")
+    submit(page, "deal-form")
+    expect(page.locator(".sets")).to_contain_text("3A")
+    form = page.locator("#play-form")
+    form.locator("input[name=set] + span").first.click()
+    form.locator("input[name=cards]").fill("5A")  # same suit, not a sequence: illegal set
+    submit(page, "play-form")
+    refused(page, "S69-2")
+    form = page.locator("#play-form")
+    form.locator("input[name=set] + span").first.click()
+    form.locator("input[name=cards]").fill("4B")
+    submit(page, "play-form")
+    expect(page.locator(".sets")).to_contain_text("4B")
+    undo(page)
+    expect(page.locator(".sets")).not_to_contain_text("4B")
+    phone.screenshot("sixty-nine")
+    assert_fits_360(page)
+
+
+def test_five_crowns(phone, live_server):
+    created, page = table_phone(phone, live_server, "five-crowns", ["Ann", "Bob", "Cid"])
+    expect(page.locator(".pile")).to_contain_text("3")
+    form = page.locator("#deal-form")
+    form.locator("select[name=discard]").select_option("7H")
+    submit(page, "deal-form")
+    form = page.locator("#draw-form")
+    form.locator("select[name=player]").select_option("Cid")  # not Cid's turn
+    form.locator("input[name=source][value=stock] + span").click()
+    submit(page, "draw-form")
+    expect(page.locator("#refused .rule")).to_be_visible()
+    form = page.locator("#draw-form")
+    form.locator("input[name=source][value=discard] + span").click()
+    submit(page, "draw-form")
+    expect(page.locator("#discard-form")).to_be_visible()
+    undo(page)
+    undo(page)
+    page.locator("summary", has_text="round result").click()
+    form = page.locator("#round-result-form")
+    form.locator("select[name=went_out]").select_option("Ann")
+    form.locator("input[name='points-1']").fill("25")
+    form.locator("input[name='cards-2']").fill("3H 4H 5H")
+    submit(page, "round-result-form")
+    expect(page.locator("table.sheet tbody tr")).to_have_count(1)
+    expect(page.locator("table.sheet")).to_contain_text("25")
+    expect(page.locator(".facts")).to_contain_text("4")  # round 2: fours wild
+    phone.screenshot("five-crowns")
+    assert_fits_360(page)
