@@ -1,0 +1,195 @@
+"""Shared by the benchmarks: gunicorn servers on loopback, a legal Ninety-nine move stream, wrk."""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+from referee.rules import ninety_nine as nn
+from referee.rules.base import RuleError
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAYERS = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal"]
+OPTIONS = {"tokens": 99, "decks": 2}
+PG_URL = os.environ.get("BENCH_PG_URL", "postgresql://postgres@127.0.0.1:5432/bench")
+SUITS = "SHDC"
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+# ---------------------------------------------------------------- the machine
+
+def machine() -> str:
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        mem_kb = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal"))
+    except OSError:
+        mem_kb = 0
+    return (f"nproc={os.cpu_count()} cpu={cpu!r} mem={mem_kb / 1024 / 1024:.1f} GiB "
+            f"python={platform.python_version()}")
+
+
+# ---------------------------------------------------------------- a legal move stream
+
+def move_stream(n: int, seed: int = 1, players=PLAYERS, options=OPTIONS) -> list[dict]:
+    """``n`` legal moves of one Ninety-nine game, as a table would play them: each player plays a
+    random card that is still available (the service does not know hands: any card with a copy
+    left since the last shuffle is legal), preferring a card that costs nobody a token. Rounds end,
+    tokens are lost and the state grows as in a real game. Checked against the engine itself."""
+    rng = random.Random(seed)
+    state = nn.new_game(list(players), dict(options))
+    moves: list[dict] = []
+    while len(moves) < n:
+        if state["winners"]:
+            raise RuntimeError(f"the game ended after {len(moves)} moves: use more tokens")
+        player = state["to_play"]
+        candidates = []
+        for rank in RANKS:
+            for value in {"10": (10, -10), "A": (1, 11)}.get(rank, (None,)):
+                card = rank + rng.choice(SUITS)
+                effect = nn.play_effect(state["total"], card, value, len(nn._active(state)))
+                candidates.append((effect.player_loses + effect.others_lose, rng.random(), card, value))
+        candidates.sort()
+        for _, _, card, value in candidates:
+            move = {"type": "play", "player": player, "card": card}
+            if value is not None:
+                move["value"] = value
+            try:
+                state = nn.apply(state, move)
+            except RuleError:
+                continue
+            moves.append(move)
+            break
+        else:
+            raise RuntimeError("no legal play found")
+    return moves
+
+
+# ---------------------------------------------------------------- servers
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def reset_postgres(url: str = PG_URL) -> None:
+    """Empty the benchmark database (never the test database)."""
+    from sqlalchemy import create_engine, text
+
+    from referee.config import normalise_url
+
+    engine = create_engine(normalise_url(url))
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+    engine.dispose()
+
+
+class Server:
+    """gunicorn with the project's gunicorn.conf.py on 127.0.0.1, access log off (for both apps)."""
+
+    def __init__(self, app: str, database_url: str | None = None, workers: int | None = None, **env):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="bench-gunicorn-", suffix=".log", delete=False)
+        environ = dict(os.environ, PORT=str(self.port), SECRET_KEY="bench", RATELIMIT_ENABLED="0",
+                       LOG_LEVEL="warning", **env)
+        if workers:
+            environ["WEB_CONCURRENCY"] = str(workers)
+        if database_url:
+            environ["DATABASE_URL"] = database_url
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}",
+             "--access-logfile", "/dev/null", app],
+            cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=self.log)
+
+    def wait(self, path: str) -> "Server":
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                if requests.get(self.base + path, timeout=1).status_code == 200:
+                    return self
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(open(self.log.name).read())
+
+    def workers(self) -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout
+        return [int(p) for p in out.split()]
+
+    def worker_rss_mib(self) -> list[float]:
+        sizes = []
+        for pid in self.workers():
+            try:
+                for line in open(f"/proc/{pid}/status"):
+                    if line.startswith("VmRSS:"):
+                        sizes.append(int(line.split()[1]) / 1024)
+            except OSError:
+                pass
+        return sorted(sizes)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def create_game(base: str, session: requests.Session | None = None) -> dict:
+    http = session or requests
+    response = http.post(f"{base}/api/v1/games", json={"game": "ninety-nine", "players": PLAYERS,
+                                                        "options": OPTIONS}, timeout=10)
+    response.raise_for_status()
+    return response.json()
+
+
+# ---------------------------------------------------------------- wrk
+
+WRK_SCRIPT = ROOT / "bench" / "wrk.lua"
+
+
+def wrk(base: str, clients: int, duration: float, mode: str, path: str = "/", body: str = "",
+        games_file: str = "", moves_file: str = "") -> dict:
+    """Run wrk with one thread per connection (so each connection's requests are sequential) and
+    return requests/s, p50 and p99 in ms, and the count of non-2xx answers and socket errors."""
+    env = dict(os.environ, BENCH_MODE=mode, BENCH_PATH=path, BENCH_BODY=body, BENCH_GAMES=games_file,
+               BENCH_MOVES=moves_file)
+    cmd = ["wrk", "-t", str(clients), "-c", str(clients), "-d", f"{int(duration)}s", "--timeout", "10s",
+           "-s", str(WRK_SCRIPT), base + path]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=duration + 60)
+    line = next((l for l in out.stdout.splitlines() if l.startswith("{")), None)
+    if line is None:
+        raise RuntimeError(out.stdout + out.stderr)
+    data = json.loads(line)
+    seconds = data["duration_us"] / 1e6
+    return {
+        "rps": data["requests"] / seconds,
+        "p50": data["p50_us"] / 1000,
+        "p99": data["p99_us"] / 1000,
+        "requests": data["requests"],
+        "bad": data["errors_status"],
+        "socket_errors": data["errors_connect"] + data["errors_read"] + data["errors_write"] + data["errors_timeout"],
+    }

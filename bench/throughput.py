@@ -1,0 +1,113 @@
+"""HTTP throughput and latency under gunicorn, as ratios to a bare "hello" Flask endpoint served
+the same way in the same run. Prints a table; never passes or fails.
+
+    python -m bench.throughput                  # SQLite, then PostgreSQL (BENCH_PG_URL)
+    python -m bench.throughput --db sqlite --duration 5 --clients 1 16 64
+
+Load generator: wrk, one thread per connection (``-t N -c N``), driven by bench/wrk.lua.
+Move submission must stay legal under load, so every connection owns its own games and posts
+to each, in order, the next move of one precomputed legal stream (bench.common.move_stream,
+checked against the engine): no two requests of one game are ever in flight at once, and every
+request is a legal move (a non-201 is counted and printed in the "bad" column). There are 64
+games at every client count (64/N per connection), so each game stays in its first few hundred
+moves; the cost of late moves is measured by bench/growth.py. The memory figure is the resident
+size of each gunicorn worker after the whole run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+
+import requests
+
+from bench.common import PG_URL, Server, create_game, machine, move_stream, reset_postgres, wrk
+
+JUDGE_BODY = json.dumps({"total": 60, "card": "2S", "players": 4})
+GAMES = 64
+
+
+def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stream: list[dict]) -> list[dict]:
+    tmp = tempfile.mkdtemp(prefix="bench-")
+    if db == "sqlite":
+        url = f"sqlite:///{tmp}/bench.sqlite3"
+    else:
+        reset_postgres(PG_URL)
+        url = PG_URL
+    rows = []
+    with Server("bench.hello:app") as hello, Server("wsgi:app", database_url=url) as referee:
+        hello.wait("/hello")
+        referee.wait("/readyz")
+        http = requests.Session()
+        # A game some way in, for GET /games/{id}.
+        shown = create_game(referee.base, http)
+        for move in stream[:200]:
+            r = http.post(f"{referee.base}/api/v1/games/{shown['id']}/moves", json=move,
+                          headers={"Authorization": f"Bearer {shown['token']}"}, timeout=10)
+            assert r.status_code == 201, r.text
+        rss_start = referee.worker_rss_mib()
+        for n in clients:
+            games = [create_game(referee.base, http) for _ in range(GAMES)]
+            games_file = os.path.join(tmp, f"games-{n}.txt")
+            with open(games_file, "w") as f:
+                for i, g in enumerate(games):
+                    f.write(f"{i % n} {g['id']} {g['token']}\n")
+            base_hello = wrk(hello.base, n, duration, "get", "/hello")
+            rows.append(dict(db=db, what="hello (baseline)", clients=n, **base_hello, ratio=1.0))
+            for what, result in (
+                ("POST /judge/ninety-nine/play", wrk(referee.base, n, duration, "post",
+                                                      "/api/v1/judge/ninety-nine/play", JUDGE_BODY)),
+                ("GET /games/{id} (v200)", wrk(referee.base, n, duration, "get", f"/api/v1/games/{shown['id']}")),
+                ("POST /games/{id}/moves", wrk(referee.base, n, duration, "moves", "/",
+                                                games_file=games_file, moves_file=moves_file)),
+            ):
+                rows.append(dict(db=db, what=what, clients=n, **result, ratio=result["rps"] / base_hello["rps"]))
+            print_rows(rows[-4:])
+        rss_end = referee.worker_rss_mib()
+        total = sum(r["requests"] for r in rows if r["what"] != "hello (baseline)")
+        print(f"[{db}] worker RSS MiB after warm-up {rss_start} -> after {total} referee requests {rss_end}",
+              flush=True)
+        rows.append(dict(db=db, what="worker RSS MiB", rss_start=rss_start, rss_end=rss_end, requests=total))
+    return rows
+
+
+def print_rows(rows: list[dict]) -> None:
+    for r in rows:
+        print(f"{r['db']:8} {r['what']:30} c={r['clients']:<3} {r['rps']:8.0f} req/s  p50 {r['p50']:7.2f} ms  "
+              f"p99 {r['p99']:7.2f} ms  ratio {r['ratio']:.2f}  bad {r['bad']}  socket errors {r['socket_errors']}",
+              flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", nargs="+", default=["sqlite", "postgres"], choices=["sqlite", "postgres"])
+    parser.add_argument("--clients", nargs="+", type=int, default=[1, 16, 64])
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds per wrk run")
+    parser.add_argument("--json", help="also write every row to this file")
+    args = parser.parse_args()
+    print(machine(), flush=True)
+    stream = move_stream(1000)
+    moves_file = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
+    moves_file.write("\n".join(json.dumps(m, separators=(",", ":")) for m in stream) + "\n")
+    moves_file.close()
+    started = time.time()
+    rows = []
+    for db in args.db:
+        rows += rows_for(db, args.clients, args.duration, moves_file.name, stream)
+    print(f"\n{'db':8} {'endpoint':30} {'clients':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'x hello':>8} {'bad':>5}")
+    for r in rows:
+        if "rps" in r:
+            print(f"{r['db']:8} {r['what']:30} {r['clients']:>7} {r['rps']:8.0f} {r['p50']:8.2f} {r['p99']:8.2f} "
+                  f"{r['ratio']:8.2f} {r['bad'] + r['socket_errors']:>5}")
+        else:
+            print(f"{r['db']:8} {r['what']:30} start {r['rss_start']} end {r['rss_end']} after {r['requests']} requests")
+    print(f"({time.time() - started:.0f} s)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": machine(), "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""Abuse: game creation is rate-limited per client address; tokens are stored hashed and checked
+in constant time. Durability: SQLite in WAL mode with synchronous=FULL (PostgreSQL: fsync on)."""
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from sqlalchemy import text
+
+from referee import create_app, store
+from referee.api.limits import limiter
+from referee.models import Game, db
+
+BODY = {"game": "ninety-nine", "players": ["Ann", "Bob", "Cid"]}
+
+
+@pytest.fixture
+def limited_app(app, database_url):
+    """An app with a low creation limit. The Limiter is one module-level object shared by every
+    app, so its switch and storage are put back afterwards for the suite's app."""
+    enabled = limiter.enabled
+    limited = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "AUTO_MIGRATE": False, "TESTING": True,
+                          "SECRET_KEY": "test", "RATELIMIT_ENABLED": True, "RATELIMIT_CREATE": "3 per minute",
+                          "RATELIMIT_STORAGE_URI": "memory://"})
+    limiter.reset()
+    yield limited
+    limiter.reset()
+    limiter.enabled = enabled
+
+
+def test_creating_games_is_rate_limited_per_client_address(limited_app):
+    client = limited_app.test_client()
+    one = {"REMOTE_ADDR": "192.0.2.1"}
+    other = {"REMOTE_ADDR": "192.0.2.2"}
+    for _ in range(3):
+        assert client.post("/api/v1/games", json=BODY, environ_base=one).status_code == 201
+    refused = client.post("/api/v1/games", json=BODY, environ_base=one)
+    assert refused.status_code == 429, refused.get_data(as_text=True)
+    assert refused.mimetype == "application/problem+json"
+    problem = refused.get_json()
+    assert problem["status"] == 429 and problem["title"] and problem["detail"]
+    assert int(refused.headers["Retry-After"]) > 0
+    # Another address is not affected; reads and moves are not limited.
+    created = client.post("/api/v1/games", json=BODY, environ_base=other)
+    assert created.status_code == 201
+    game = created.get_json()
+    for _ in range(5):
+        assert client.get(f"/api/v1/games/{game['id']}", environ_base=one).status_code == 200
+    move = client.post(f"/api/v1/games/{game['id']}/moves", environ_base=one,
+                       json={"type": "play", "player": "Ann", "card": "5S"},
+                       headers={"Authorization": f"Bearer {game['token']}"})
+    assert move.status_code == 201
+
+
+def test_a_refused_creation_creates_nothing(limited_app):
+    client = limited_app.test_client()
+    addr = {"REMOTE_ADDR": "192.0.2.9"}
+    for _ in range(3):
+        client.post("/api/v1/games", json=BODY, environ_base=addr)
+    with limited_app.app_context():
+        before = db.session.scalar(text("SELECT COUNT(*) FROM games"))
+    assert client.post("/api/v1/games", json=BODY, environ_base=addr).status_code == 429
+    with limited_app.app_context():
+        assert db.session.scalar(text("SELECT COUNT(*) FROM games")) == before
+        db.session.remove()
+
+
+def test_the_token_is_stored_only_as_a_hash(app, api):
+    game = api.create("ninety-nine", ["Ann", "Bob"])
+    token = game["token"]
+    with app.app_context():
+        row = db.session.execute(text("SELECT * FROM games WHERE id = :id"), {"id": game["id"]}).mappings().one()
+        db.session.remove()
+    assert row["token_hash"] == hashlib.sha256(token.encode()).hexdigest()
+    # No column holds the token itself, nor any part of it long enough to matter.
+    for column, value in row.items():
+        assert token not in str(value), column
+        assert token[:12] not in str(value), column
+
+
+def _game(token: str) -> Game:
+    return Game(id="g", game="ninety-nine", players=[], options={}, state={}, token_hash=store.hash_token(token))
+
+
+def test_check_token_accepts_only_the_right_token():
+    game = _game("s3cret-token")
+    store.check_token(game, "s3cret-token")
+    for wrong in ("s3cret-tokeN", "s3cret-toke", "s3cret-token ", store.hash_token("s3cret-token"), "x" * 10_000):
+        with pytest.raises(store.StoreError) as refused:
+            store.check_token(game, wrong)
+        assert refused.value.status == 403
+    for missing in (None, ""):
+        with pytest.raises(store.StoreError) as refused:
+            store.check_token(game, missing)
+        assert refused.value.status == 401 and "Bearer" in refused.value.headers["WWW-Authenticate"]
+
+
+def test_check_token_compares_digests_in_constant_time(monkeypatch):
+    """The comparison goes through hmac.compare_digest, on fixed-length digests (so neither the
+    token's length nor its first differing byte changes the time taken)."""
+    import hmac
+
+    seen = []
+    real = hmac.compare_digest
+
+    def spy(a, b):
+        seen.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(store.hmac, "compare_digest", spy)
+    game = _game("right")
+    store.check_token(game, "right")
+    with pytest.raises(store.StoreError):
+        store.check_token(game, "wrong-and-much-longer")
+    assert len(seen) == 2
+    assert all(len(a) == len(b) == 64 for a, b in seen)
+    assert seen[0] == (store.hash_token("right"), game.token_hash)
+
+
+def test_sqlite_runs_in_wal_mode_with_synchronous_full(app):
+    with app.app_context():
+        if db.engine.dialect.name != "sqlite":
+            pytest.skip("SQLite only")
+        with db.engine.connect() as conn:
+            assert conn.execute(text("PRAGMA journal_mode")).scalar().lower() == "wal"
+            assert conn.execute(text("PRAGMA synchronous")).scalar() == 2  # 2 = FULL
+            assert conn.execute(text("PRAGMA busy_timeout")).scalar() >= 1000
+
+
+def test_postgresql_commits_are_durable(app):
+    with app.app_context():
+        if db.engine.dialect.name != "postgresql":
+            pytest.skip("PostgreSQL only")
+        with db.engine.connect() as conn:
+            assert conn.execute(text("SHOW fsync")).scalar() == "on"
+            assert conn.execute(text("SHOW synchronous_commit")).scalar() in ("on", "remote_apply", "remote_write")
