@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import string
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,8 @@ from sqlalchemy import select, update
 from referee.models import Game, IdempotencyRecord, Move, db
 from referee.rules import get_engine
 from referee.rules.base import RuleError
+
+GAME_ID_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
 
 
 class StoreError(Exception):
@@ -61,10 +64,20 @@ def game_view(game: Game, state: dict | None = None, version: int | None = None)
 
 # ---------------------------------------------------------------- reads
 
+def _possible_id(game_id) -> bool:
+    # Ids are token_urlsafe strings; anything else (a NUL byte, say, which PostgreSQL refuses
+    # outright) cannot name a game and never reaches the database.
+    return isinstance(game_id, str) and 0 < len(game_id) <= 32 and GAME_ID_CHARS.issuperset(game_id)
+
+
+def _not_found(game_id) -> StoreError:
+    return StoreError(404, "Game not found", f"No game has the id {game_id!r}.", "not-found")
+
+
 def get_game(game_id: str) -> Game:
-    game = db.session.get(Game, game_id) if isinstance(game_id, str) and len(game_id) <= 32 else None
+    game = db.session.get(Game, game_id) if _possible_id(game_id) else None
     if game is None:
-        raise StoreError(404, "Game not found", f"No game has the id '{game_id}'.", "not-found")
+        raise _not_found(game_id)
     return game
 
 
@@ -122,12 +135,14 @@ class WriteResult:
 
 
 def _lock(request: WriteRequest) -> Game:
+    if not _possible_id(request.game_id):
+        raise _not_found(request.game_id)
     # First statement of the transaction: take the lock, then read (see the module docstring).
     result = db.session.execute(update(Game).where(Game.id == request.game_id)
                                 .values(version=Game.version))
     if result.rowcount == 0:
         db.session.rollback()
-        raise StoreError(404, "Game not found", f"No game has the id '{request.game_id}'.", "not-found")
+        raise _not_found(request.game_id)
     db.session.expire_all()
     return db.session.get(Game, request.game_id, populate_existing=True)
 

@@ -42,8 +42,9 @@ def bearer_token() -> str | None:
 
 def write_request(game_id: str, payload) -> store.WriteRequest:
     key = request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= 200:
-        raise store.StoreError(400, "Bad Idempotency-Key", "An Idempotency-Key has 1 to 200 characters.",
+    if key is not None and not (1 <= len(key) <= 200 and key.isprintable() and key.isascii()):
+        raise store.StoreError(400, "Bad Idempotency-Key",
+                               "An Idempotency-Key has 1 to 200 printable ASCII characters.",
                                "bad-idempotency-key")
     return store.WriteRequest(
         game_id=game_id,

@@ -109,8 +109,8 @@ def get_int(obj: dict, key: str, lo: int | None = None, hi: int | None = None, r
 
 
 def get_choice(obj: dict, key: str, choices, required: bool = True, default: Any = None) -> Any:
-    value = get_field(obj, key, (str, int) if any(isinstance(c, int) for c in choices) else str,
-                      required=required, default=default)
+    kinds = tuple({type(c) for c in choices})
+    value = get_field(obj, key, kinds, required=required, default=default)
     if key in obj and value not in choices:
         raise InvalidInput(f"Field '{key}' must be one of: {', '.join(map(str, choices))}.")
     return value

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from referee.cards import parse_standard, rank_of
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, check_keys, check_players, get_field, get_int, get_player,
+    IllegalMove, InvalidInput, Judge, check_keys, check_players, get_choice, get_field, get_int, get_player,
     move_type, resolve_options,
 )
 
@@ -140,17 +140,13 @@ def _decks(options: dict, players: int) -> int:
     decks = options["decks"]
     if decks is None:
         return 2 if players > 5 else 1
-    if isinstance(decks, bool) or decks not in (1, 2):
-        raise InvalidInput("Option 'decks' must be 1 or 2.")
-    return decks
+    return get_choice(options, "decks", (1, 2))
 
 
 def new_game(players: list[str], options: dict | None = None) -> dict:
     players = check_players(players, *PLAYERS)
     options = resolve_options(OPTIONS, options)
-    tokens = options["tokens"]
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or not 1 <= tokens <= 99:
-        raise InvalidInput("Option 'tokens' must be an integer from 1 to 99.")
+    tokens = get_int(options, "tokens", 1, 99)
     options["decks"] = _decks(options, len(players))
     if HAND * len(players) >= 52 * options["decks"]:
         raise InvalidInput("Too many players for the deck: use two decks.")

@@ -254,10 +254,10 @@ def test_no_card_on_your_turn_ends_the_round_and_costs_three():
 def test_decks_default_to_two_above_five_players():
     assert n99.new_game(ABC)["options"]["decks"] == 1
     assert n99.new_game([f"P{i}" for i in range(6)])["options"]["decks"] == 2
-    with pytest.raises(InvalidInput):
-        n99.new_game(ABC, {"decks": 3})
-    with pytest.raises(InvalidInput):
-        n99.new_game(ABC, {"tokens": 0})
+    for bad in ({"decks": 3}, {"decks": 2.0}, {"decks": True}, {"decks": "2"},
+                {"tokens": 0}, {"tokens": 9.0}, {"tokens": 100}):
+        with pytest.raises(InvalidInput):
+            n99.new_game(ABC, bad)
 
 
 def test_a_card_already_on_the_pile_cannot_be_played_again():
