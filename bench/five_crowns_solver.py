@@ -16,18 +16,16 @@ search over every split into melds (the ratio says how much faster the solver is
 from __future__ import annotations
 
 import argparse
-import itertools
 import random
 import statistics
 import sys
 import time
-from functools import lru_cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.rules.five_crowns.solver import (RANKS, SUITS, best_lay_down, card_points,  # noqa: E402
-                                              go_out_discard, meld_kind, sort_key)
+from referee.rules.five_crowns.brute_force import exhaustive_points  # noqa: E402
+from referee.rules.five_crowns.solver import (RANKS, SUITS, best_lay_down, go_out_discard, sort_key)
 
 DECK = [r + s for r in RANKS for s in SUITS] * 2 + ["JK"] * 6
 SIZES = range(3, 15)
@@ -98,20 +96,6 @@ FAMILIES = {"random": random_hand, "many wilds": many_wilds, "duplicates": dupli
             "long runs": long_runs, "dense": dense, "tight melds": tight_melds}
 
 
-def exhaustive_points(cards, wild):
-    """The plain search: every split of the cards into legal melds and a leftover."""
-    @lru_cache(maxsize=None)
-    def least(rest):
-        if not rest:
-            return 0
-        first, others = rest[0], rest[1:]
-        best = card_points(first, wild) + least(others)
-        for size in range(2, len(others) + 1):
-            for picked in itertools.combinations(range(len(others)), size):
-                if meld_kind([first] + [others[k] for k in picked], wild)[0]:
-                    best = min(best, least(tuple(c for k, c in enumerate(others) if k not in picked)))
-        return best
-    return least(tuple(sorted(cards, key=sort_key)))
 
 
 def verdict(cards, wild):

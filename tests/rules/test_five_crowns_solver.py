@@ -2,36 +2,14 @@
 greedy solver, and hypothesis checks against a plain exhaustive search."""
 from __future__ import annotations
 
-import itertools
 from collections import Counter
-from functools import lru_cache
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from referee.rules.five_crowns.brute_force import exhaustive_can_go_out, exhaustive_points
 from referee.rules.five_crowns.solver import (RANKS, SUITS, best_lay_down, can_meld_all,
-                                              card_points, go_out_discard, meld_kind, sort_key)
-
-
-def exhaustive_points(cards, wild):
-    """Every way to split the cards into legal melds (checked one by one with meld_kind) and a
-    leftover: the least leftover score. Exponential, for small hands only."""
-    @lru_cache(maxsize=None)
-    def least(rest):
-        if not rest:
-            return 0
-        first, others = rest[0], rest[1:]
-        best = card_points(first, wild) + least(others)
-        for size in range(2, len(others) + 1):
-            for picked in itertools.combinations(range(len(others)), size):
-                if meld_kind([first] + [others[k] for k in picked], wild)[0]:
-                    best = min(best, least(tuple(c for k, c in enumerate(others) if k not in picked)))
-        return best
-    return least(tuple(sorted(cards, key=sort_key)))
-
-
-def exhaustive_can_go_out(cards, wild):
-    return any(exhaustive_points(cards[:k] + cards[k + 1:], wild) == 0 for k in range(len(cards)))
+                                              card_points, go_out_discard, meld_kind)
 
 
 def check_lay_down(cards, wild):
