@@ -59,6 +59,18 @@ def split_codes(text: str) -> list[str]:
     return [c for c in text.replace(",", " ").split() if c]
 
 
+def pad_key(code: str, text: str, name: str, single: bool = False, offered: bool = True) -> dict:
+    """One key of a card pad: the code it types, what it shows, its spoken name ("Add <name>"),
+    whether the card exists once (the key then toggles), and whether it is offered at all."""
+    return {"code": code, "text": text, "name": name, "single": single, "offered": offered}
+
+
+def pad_row(label: str, mark: str, keys: list[dict], cls: str = "") -> dict:
+    """One row of a card pad (a suit, the specials): its spoken label, a short visible mark and
+    an optional class (the suit's colour)."""
+    return {"label": label, "mark": mark, "keys": keys, "cls": cls}
+
+
 def int_or_text(text: str) -> Any:
     text = text.strip()
     return int(text) if text.lstrip("-").isdigit() and text not in ("-", "") else text
@@ -86,6 +98,12 @@ class GameUI:
 
     def forms(self, view: dict) -> dict:
         return {"players": view.get("players", [])}
+
+    def card_pad(self, view: dict) -> list[dict] | None:
+        """The rows of keys the card pad offers for multi-card fields (``pad_row``/``pad_key``),
+        or None for a game without such fields. Which cards exist and which are already public
+        is the game's knowledge, so it is decided here, never in the template or the script."""
+        return None
 
     def option_field(self, name: str, spec: dict) -> dict:
         """How the start form offers an option: a number, a player's name, or free text."""

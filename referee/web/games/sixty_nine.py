@@ -1,7 +1,20 @@
 """69: the deal, plays into a set, passes, chances, flips and Scrambles."""
 from __future__ import annotations
 
-from referee.web.games import FormError, GameUI, int_or_text, join_names, sixty_nine_cards, split_codes
+from collections import Counter
+
+from referee.cards import SIXTY_NINE_SPECIALS
+from referee.rules.sixty_nine.sets import copies_of
+from referee.web.games import (
+    FormError,
+    GameUI,
+    int_or_text,
+    join_names,
+    pad_key,
+    pad_row,
+    sixty_nine_cards,
+    split_codes,
+)
 
 
 class SixtyNineUI(GameUI):
@@ -22,7 +35,32 @@ class SixtyNineUI(GameUI):
                 "cards": self.card_list, "table": table,
                 "chance_player": chances.get("player"),
                 "chance_sets": [s for s in table if s.get("id") in (chances.get("sets") or [])],
-                "pending_scramble": view.get("pending_scramble")}
+                "pending_scramble": view.get("pending_scramble"),
+                "pad": self.card_pad(view),
+                "arrangement_pad": self.card_pad(view, keep_table=True) if view.get("pending_scramble") else None}
+
+    def card_pad(self, view, keep_table=False):
+        """One row per suit A-F (0-9), then the specials. Cards on the table or captured this round
+        are not offered (``keep_table``: the table's cards are, for a Scramble's new arrangement);
+        a number card exists once, so its key toggles (S69-1)."""
+        public = Counter()
+        for sets in (view.get("captured") or {}).values():
+            for captured in sets or []:
+                public.update((captured.get("cards") or []) if isinstance(captured, dict) else captured)
+        if not keep_table:
+            for table_set in view.get("table") or []:
+                public.update(table_set.get("cards") or [])
+        rows: dict[str, list] = {}
+        for code in self.card_list:
+            offered = public[code] < copies_of(code)
+            if code in SIXTY_NINE_SPECIALS:
+                name = code.capitalize()
+                rows.setdefault("", []).append(pad_key(code, name, name, offered=offered))
+            else:
+                digit, suit = code[:-1], code[-1]
+                rows.setdefault(suit, []).append(pad_key(code, digit, f"{digit} of {suit}",
+                                                         single=copies_of(code) == 1, offered=offered))
+        return [pad_row(f"Suit {suit}" if suit else "Specials", suit, keys) for suit, keys in rows.items()]
 
     def option_field(self, name, spec):
         if name == "dealer":

@@ -1,4 +1,4 @@
-/* Referee pages: live updates for followers, announcements, Ninety-nine keyboard shortcuts.
+/* Referee pages: live updates for followers, announcements, Ninety-nine keyboard shortcuts, card pads.
    Everything works without this script; it only adds comfort. No game rules live here. */
 (function () {
   "use strict";
@@ -40,6 +40,100 @@
     }
   }
 
+  /* Card pads: keys that type card codes into the field they sit under (text input: one list of
+     codes; textarea: one list per line, the keys edit the line last put the caret on). The server
+     decides which cards are offered and which exist once (those keys carry aria-pressed and
+     toggle); this only edits the text. */
+  function padField(pad) {
+    var box = pad.closest("[data-padded]");
+    return box ? box.querySelector("textarea, input[type=text]") : null;
+  }
+
+  function codesOf(text) { return text.replace(/,/g, " ").split(/\s+/).filter(Boolean); }
+
+  function lineAt(text, pos) { return text.slice(0, pos).split("\n").length - 1; }
+
+  function currentLine(field, lines) {
+    var at = field.tagName === "TEXTAREA" ? field.getAttribute("data-line") : "0";
+    var i = at === null ? lines.length - 1 : parseInt(at, 10);
+    return Math.max(0, Math.min(isNaN(i) ? lines.length - 1 : i, lines.length - 1));
+  }
+
+  function syncPad(pad) {
+    var field = padField(pad);
+    if (!field) return;
+    var present = {};
+    codesOf(field.value).forEach(function (c) { present[c.toUpperCase()] = true; });
+    pad.querySelectorAll("button[aria-pressed]").forEach(function (b) {
+      b.setAttribute("aria-pressed", present[b.getAttribute("data-code").toUpperCase()] ? "true" : "false");
+    });
+  }
+
+  function initPads(root) {
+    root.querySelectorAll("[data-pad]").forEach(function (pad) {
+      if (!padField(pad)) return;
+      if (pad.hasAttribute("data-pad-copy")) {
+        /* the same keys as the form's first pad, copied here rather than sent again */
+        var form = pad.closest("form");
+        var source = form && form.querySelector("[data-pad]:not([data-pad-copy])");
+        if (!source) return;
+        var tools = pad.querySelector(".pad-tools");
+        source.querySelectorAll(".pad-row").forEach(function (row) {
+          pad.insertBefore(row.cloneNode(true), tools);
+        });
+        pad.removeAttribute("data-pad-copy");
+      }
+      pad.hidden = false;
+      syncPad(pad);
+    });
+  }
+
+  function padTap(button) {
+    var pad = button.closest("[data-pad]");
+    var field = pad && padField(pad);
+    if (!field) return;
+    var multi = field.tagName === "TEXTAREA";
+    var lines = multi ? field.value.split("\n") : [field.value];
+    var i = currentLine(field, lines);
+    var line = codesOf(lines[i]);
+    var code = button.getAttribute("data-code");
+    var action = button.getAttribute("data-pad-do");
+    if (code && button.getAttribute("aria-pressed") === "true") {
+      /* a card that exists once and is already listed: take it out, wherever it is */
+      lines = lines.map(function (l) {
+        var cs = codesOf(l);
+        var n = cs.filter(function (c) { return c.toUpperCase() !== code.toUpperCase(); });
+        return n.length === cs.length ? l : n.join(" ");
+      });
+    } else if (code) {
+      line.push(code);
+      lines[i] = line.join(" ");
+    } else if (action === "back") {
+      if (line.length) { line.pop(); lines[i] = line.join(" "); }
+      else if (lines.length > 1) { lines.splice(i, 1); i = Math.max(0, i - 1); }
+    } else if (action === "clear") {
+      lines = [""]; i = 0;
+    } else if (action === "line") {
+      if (codesOf(lines[lines.length - 1]).length) lines.push("");
+      i = lines.length - 1;
+    } else {
+      return;
+    }
+    field.value = multi ? lines.join("\n") : lines[0];
+    if (multi) field.setAttribute("data-line", String(Math.min(i, lines.length - 1)));
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    var label = multi ? "Line " + (Math.min(i, lines.length - 1) + 1) + ": " + (lines[Math.min(i, lines.length - 1)] || "empty")
+                      : (field.value || "empty");
+    announce(label);
+  }
+
+  function notePadLine(e) {
+    var t = e.target;
+    if (t && t.tagName === "TEXTAREA" && t.closest("[data-padded]")) {
+      t.setAttribute("data-line", String(lineAt(t.value, t.selectionStart)));
+    }
+  }
+
   /* Followers (and the table's other phones) see each move within about two seconds:
      poll the API with If-None-Match, and fetch the server-rendered parts on a change. */
   function startPolling(game) {
@@ -71,7 +165,7 @@
           if (scores && scoresNow) scoresNow.innerHTML = scores.innerHTML;
           if (newMoves && moves) {
             if (busy()) document.getElementById("stale").hidden = false;
-            else { moves.innerHTML = newMoves.innerHTML; syncValueGroups(moves); }
+            else { moves.innerHTML = newMoves.innerHTML; syncValueGroups(moves); initPads(moves); }
           }
           version = newVersion;
           game.setAttribute("data-version", version);
@@ -105,6 +199,19 @@
       if (e.target && e.target.name === "rank") syncValueGroups(e.target.form || document);
     });
     syncValueGroups(document);
+    initPads(document);
+    document.addEventListener("click", function (e) {
+      var key = e.target && e.target.closest && e.target.closest("[data-pad] button");
+      if (key) { e.preventDefault(); padTap(key); }
+    });
+    document.addEventListener("input", function (e) {
+      var box = e.target && e.target.closest && e.target.closest("[data-padded]");
+      var pad = box && box.querySelector("[data-pad]");
+      if (pad) syncPad(pad);
+    });
+    ["keyup", "click", "focusin", "select"].forEach(function (type) {
+      document.addEventListener(type, notePadLine);
+    });
     document.addEventListener("keydown", onKey);
     var refused = document.getElementById("refused");
     if (refused) refused.focus();
