@@ -47,6 +47,9 @@ class Move(db.Model):
     voided = db.Column(db.Boolean, nullable=False, default=False)
     idempotency_key = db.Column(db.String(200), nullable=True)
     created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now)
+    # The state after this move, kept every few versions (store.CHECKPOINT_EVERY) so that undo and
+    # past views replay a few moves instead of the whole game. NULL elsewhere.
+    checkpoint = db.Column(JSON(none_as_null=True), nullable=True)
 
 
 class IdempotencyRecord(db.Model):

@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import json
 import contextlib
+import copy
 import fcntl
 import os
 import secrets
@@ -29,6 +30,7 @@ from referee.rules import get_engine
 from referee.rules.base import RuleError
 
 GAME_ID_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
+CHECKPOINT_EVERY = 25  # versions between stored states: undo replays at most this many moves
 
 
 class StoreError(Exception):
@@ -88,20 +90,25 @@ def get_game(game_id: str) -> Game:
     return game
 
 
-def live_moves(game_id: str) -> list[Move]:
-    return list(db.session.scalars(
-        select(Move).where(Move.game_id == game_id, Move.voided.is_(False)).order_by(Move.seq)))
-
-
 def all_moves(game_id: str) -> list[Move]:
     return list(db.session.scalars(select(Move).where(Move.game_id == game_id).order_by(Move.seq)))
 
 
 def replay(game: Game, upto: int | None = None) -> dict:
-    """The state after the first ``upto`` moves in effect (all of them when None)."""
+    """The state after the first ``upto`` moves in effect (all of them when None): from the newest
+    checkpoint at or before that point, or from the start. Live moves carry versions 1..n (undo
+    only voids the last one), so a checkpoint on a live move is the replay up to it."""
     engine = engine_for(game.game)
-    state = engine.new_game(game.players, game.options)
-    for move in live_moves(game.id)[:upto]:
+    live = select(Move).where(Move.game_id == game.id, Move.voided.is_(False))
+    if upto is not None:
+        live = live.where(Move.version <= upto)
+    base = db.session.scalars(live.where(Move.checkpoint.is_not(None))
+                              .order_by(Move.seq.desc()).limit(1)).first()
+    if base is None:
+        state, after = engine.new_game(game.players, game.options), 0
+    else:
+        state, after = copy.deepcopy(base.checkpoint), base.seq
+    for move in db.session.scalars(live.where(Move.seq > after).order_by(Move.seq)):
         state = engine.apply(state, move.payload)
     return state
 
@@ -242,8 +249,9 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
         state = engine.apply(game.state, move)  # RuleError leaves everything as it was
         seq = (db.session.scalar(select(db.func.max(Move.seq)).where(Move.game_id == game.id)) or 0) + 1
         game.version += 1
+        checkpoint = state if game.version % CHECKPOINT_EVERY == 0 else None
         db.session.add(Move(game_id=game.id, seq=seq, version=game.version, payload=move,
-                            idempotency_key=request.idempotency_key))
+                            idempotency_key=request.idempotency_key, checkpoint=checkpoint))
         _save_state(game, engine, state)
         return game_view(game, state)
 
@@ -252,10 +260,11 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
 
 def undo(request: WriteRequest) -> WriteResult:
     def change(game: Game) -> dict:
-        moves = live_moves(game.id)
-        if not moves:
+        last = db.session.scalars(select(Move).where(Move.game_id == game.id, Move.voided.is_(False))
+                                  .order_by(Move.seq.desc()).limit(1)).first()
+        if last is None:
             raise StoreError(409, "Nothing to undo", "No move has been played yet.", "nothing-to-undo")
-        moves[-1].voided = True
+        last.voided = True
         db.session.flush()
         engine = engine_for(game.game)
         game.version -= 1
