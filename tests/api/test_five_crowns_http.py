@@ -43,7 +43,7 @@ def round_one_turn_by_turn(api, game):
     api.move(game, draw("Ann"))
     bad = refused(api, game, {"type": "go_out", "player": "Ann", "melds": [["7H", "8H", "10S"]],
                               "discard": "KC"}, "FC-3")
-    assert bad["detail"] == "7H 8H 10S: a run needs one suit."
+    assert bad["detail"] == "7H 8H 10S: a run needs one suit"
     refused(api, game, {"type": "final_turn", "player": "Ann", "melds": [["5H", "5S", "3D"]],
                         "leftover": [], "discard": "KC"}, "FC-4")  # nobody is out yet
     body = api.move(game, {"type": "go_out", "player": "Ann", "melds": [["5H", "5S", "3D"]],

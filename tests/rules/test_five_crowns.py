@@ -264,7 +264,7 @@ def test_fc3_illegal_melds(wild, meld, why):
 def test_fc3_bad_meld_named_in_the_error(dealt):
     state = fc.apply(dealt, draw("Ann"))
     err = illegal(state, go_out("Ann", [["7H", "8H", "10S"]], "KH"), "FC-3")
-    assert err.detail == "7H 8H 10S: a run needs one suit."
+    assert err.detail == "7H 8H 10S: a run needs one suit"      # the words exactly (FC-3)
 
 
 # ---------------------------------------------------------------- FC-4: going out, final turns
@@ -542,6 +542,31 @@ def test_judge_copies_fc1():
     assert fc.judge_hand({"round": 1, "cards": ["5H", "5H", "5H"], "decks": 4})["min_points"] == 0
     with pytest.raises(IllegalMove):
         fc.judge_meld({"wild": "K", "cards": ["JK"] * 7})
+
+
+@pytest.mark.parametrize("meld", [["QH", "KH", "4H"], ["KH", "4H", "5H"], ["JS", "QS", "KS", "4S"]])
+def test_fc3_no_wrap_named_in_the_reason(meld):
+    # FC-3: runs go from 3 to K, no wrap; the reason says so when wrapping would have made a run
+    verdict = fc.judge_meld({"wild": "8", "cards": meld})
+    assert verdict["legal"] is False and verdict["rule"] == "FC-3"
+    assert "no wrap" in verdict["reason"]
+    assert "no wrap" not in fc.judge_meld({"wild": "8", "cards": ["4H", "6H", "9H"]})["reason"]
+
+
+@pytest.mark.parametrize("cards", [["5H"], ["JK"], ["5H", "5S"], ["5H", "5S", "5D"]])
+def test_fc4_judge_no_go_out_without_a_meld(cards):
+    # FC-4: going out lays down books and runs (the dealt number, at least three cards) and
+    # discards one more: fewer than four cards can never go out
+    verdict = fc.judge_hand({"round": 1, "cards": cards})
+    assert verdict["can_go_out"] is False and verdict["go_out_discard"] is None
+
+
+def test_state_names_the_wild_rank_as_wild_too(game):
+    # FC-2: the round's wild rank, under the name the verdicts and round records use
+    view = fc.public_view(game)
+    assert view["wild"] == view["wild_rank"] == "3"
+    state = fc.apply(game, points_round("Ann", {}))
+    assert fc.public_view(state)["wild"] == "4"
 
 
 def test_judge_meld_wild_forms():

@@ -372,7 +372,8 @@ def _check_melds(melds: list[list[str]], wild: str):
     for meld in melds:
         kind, reason = meld_kind(meld, wild)
         if not kind:
-            raise IllegalMove("FC-3", f"{' '.join(meld) or '(empty meld)'}: {reason}.")
+            # The issue's own words: "7H 8H 10S: a run needs one suit" (no closing stop).
+            raise IllegalMove("FC-3", f"{' '.join(meld) or '(empty meld)'}: {reason}")
 
 
 def _hand_form(entry: dict, what: str) -> dict:
@@ -546,7 +547,7 @@ def public_view(state: dict) -> dict:
         "status": state["status"], "round": state["round"], "to_play": state["to_play"],
         "standings": standings(state), "winners": list(state["winners"]),
         "rounds": copy.deepcopy(state["rounds"]),
-        "wild_rank": state["wild"], "cards_dealt": state["cards_dealt"],
+        "wild_rank": state["wild"], "wild": state["wild"], "cards_dealt": state["cards_dealt"],
         "dealer": state["dealer"], "step": step, "play_off": state["play_off"],
         "in_round": list(state["in_round"]),
         "discard_top": None if finished or not pile else pile[-1],
@@ -592,7 +593,9 @@ def _wild_rank(value) -> str:
 def judge_hand(body) -> dict:
     wild, cards = _judge_input(body, 1, MAX_JUDGED_HAND)
     best = best_lay_down(cards, wild)
-    discard = go_out_discard(cards, wild)
+    # FC-4: going out lays down the dealt number of cards (three at least) and discards one
+    # more, so fewer than four cards never go out (a lone card is no lay-down).
+    discard = go_out_discard(cards, wild) if len(cards) >= 4 else None
     return {"min_points": best.points, "melds": best.melds, "leftover": best.leftover,
             "can_go_out": discard is not None, "go_out_discard": discard}
 

@@ -96,8 +96,13 @@ def meld_kind(cards: list[str], wild: str) -> tuple[str | None, str | None]:
     indexes = sorted(RANK_INDEX[r] for r in ranks)
     missing = indexes[-1] - indexes[0] + 1 - len(indexes)
     if missing > wilds:
+        # Would the ranks lie closer if K wrapped round to 3? Then say that FC-3 forbids it.
+        wrap_gap = indexes[0] + len(RANKS) - indexes[-1]
+        inner_gap = max(b - a for a, b in zip(indexes, indexes[1:]))
+        wrap = " (no wrap from K to 3)" if wrap_gap < inner_gap else ""
         return None, (f"a run needs consecutive ranks: {missing} missing, "
-                      f"{'only ' if wilds else ''}{wilds} wild card{'' if wilds == 1 else 's'} to stand in")
+                      f"{'only ' if wilds else ''}{wilds} wild card{'' if wilds == 1 else 's'} "
+                      f"to stand in{wrap}")
     return "run", None
 
 
