@@ -191,3 +191,20 @@ def test_empty_deck_pull_over_http(api):
     body = api.move(game, {"type": "pass", "player": "p3", "flip": "9C"})
     assert body["hand_sizes"]["p2"] == 9 and body["pulls"] == [{"by": "p3", "from": "p2", "card": "9C"}]
     assert body["table"][-1]["cards"] == ["9C"]
+
+
+def test_player_count_refusal_cites_s69_12_over_http(api):
+    for players in (["solo"], [f"p{i}" for i in range(7)]):
+        problem = api.create(GAME, players, expect=422)
+        assert problem["rule"] == "S69-12" and problem["status"] == 422
+
+
+def test_completing_play_with_a_scramble_claims_with_count_one_over_http(api):
+    # S69-4: "a Scramble counts as one card for every set it completes" (S69-9)
+    game = api.create(GAME, PLAYERS)
+    api.move(game, {"type": "deal", "dealer": CAT, "flip": "5A"})
+    body = api.move(game, {"type": "play", "player": ANN, "set": 1, "cards": ["SCRAMBLE", "5B"]})
+    assert body["phase"] == "chances" and body["to_play"] == BOB
+    assert (body["table"][0]["claimant"], body["table"][0]["count"]) == (ANN, 1)
+    body = api.move(game, {"type": "chance", "player": BOB, "cards": ["5C"]})
+    assert body["table"][0]["claimant"] == BOB and body["to_play"] == CAT

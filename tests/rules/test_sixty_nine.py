@@ -132,8 +132,16 @@ def test_g2_deal_by_the_wrong_dealer_refused():
 
 @pytest.mark.parametrize("players", [["a"], ["a", "b", "c", "d", "e", "f", "g"]])
 def test_s69_12_two_to_six_players(players):
-    with pytest.raises(InvalidInput):
+    with pytest.raises(InvalidInput) as info:
         g.new_game(players, None)
+    assert info.value.rule == "S69-12"                     # the refusal cites the ruling
+
+
+def test_g2_deal_may_name_the_dealer_as_player():
+    state = g.new_game(P3, None)
+    dealt = run(state, {"type": "deal", "player": CAT, "dealer": CAT, "flip": "5A"})
+    assert dealt["phase"] == "turn" and dealt["to_play"] == ANN
+    refused(state, {"type": "deal", "player": ANN, "dealer": CAT, "flip": "5A"}, exc=InvalidInput)
 
 
 @pytest.mark.parametrize("options", [{"target": 0}, {"target": True}, {"target": "69"},
@@ -298,7 +306,9 @@ def test_s69_2_zero_as_ten_in_play():
 def test_s69_3_play_goes_into_one_set_on_the_table():
     state = start()
     refused(state, play(ANN, 2, "5B"), rule="S69-3")
-    refused(state, {"type": "play", "player": ANN, "cards": ["5B"]}, exc=InvalidInput)
+    # a play with no set (or a null one) would start a new set: S69-3, not a bare input error
+    refused(state, {"type": "play", "player": ANN, "cards": ["5B"]}, rule="S69-3")
+    refused(state, play(ANN, None, "5B"), rule="S69-3")
     state = run(state, play(ANN, "1", "5B"))                 # ids may come as strings
     assert the_set(state, 1)["cards"] == ["5A", "5B"] and not the_set(state, 1)["complete"]
     assert state["hand_sizes"][ANN] == 9 and state["to_play"] == BOB and state["phase"] == "turn"
@@ -648,6 +658,13 @@ def test_s69_9_scramble_played_through_a_play():
 def test_s69_9_completing_play_with_a_scramble_goes_to_chances():
     state = run(start(), play(ANN, 1, "SCRAMBLE", "5B"))
     assert state["phase"] == "chances" and state["pending_scramble"] is None
+    # S69-4: "a Scramble counts as one card for every set it completes": the claim is 1, not 2,
+    # exactly as with the same cards given in a 'scramble' move
+    assert state["table"][0]["claimant"] == ANN and state["table"][0]["count"] == 1
+    stolen = run(state, chance(BOB, "5C"))
+    assert stolen["table"][0]["claimant"] == BOB
+    same = run(start(), scramble(ANN, ["SCRAMBLE", "5B"], [["5A", "SCRAMBLE", "5B"]]))
+    assert same["table"][0]["count"] == 1
 
 
 # ------------------------------------------------------------------ S69-10 round end
@@ -745,9 +762,17 @@ def test_s69_11_score_verdict_refusals():
         score([["1A", "1B", "1C"]], ["1A"])
     assert info.value.rule == "S69-1"
     for body in ({}, {"captured": "1A"}, {"captured": [["ZZ"]]}, {"captured": [], "extra": 1},
-                 {"captured": [], "hand": 3}, {"captured": [1]}, []):
+                 {"captured": [], "hand": -1}, {"captured": [], "hand": True}, {"captured": [1]}, []):
         with pytest.raises(InvalidInput):
             g.JUDGES["score"].fn(body)
+
+
+def test_s69_11_score_verdict_takes_a_hand_count_too():
+    # "hand": the cards left in hand, as codes or (the table may not want to list them) a count
+    assert score([["1A", "1B", "1C"]], ["5F", "7F"])["points"] == 1
+    counted = g.JUDGES["score"].fn({"captured": [["1A", "1B", "1C"]], "hand": 2})
+    assert counted == score([["1A", "1B", "1C"]], ["5F", "7F"])
+    assert g.JUDGES["score"].fn({"captured": [], "hand": 4})["points"] == 0
 
 
 def test_round_record_breakdown_in_game():

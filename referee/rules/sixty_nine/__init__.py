@@ -62,6 +62,9 @@ RULINGS = {
 
 
 def new_game(players, options=None) -> dict:
+    if isinstance(players, list) and not PLAYERS[0] <= len(players) <= PLAYERS[1]:
+        raise InvalidInput(f"69 is a game for {PLAYERS[0]} to {PLAYERS[1]} players, not {len(players)}.",
+                           rule="S69-12")
     names = base.check_players(players, *PLAYERS)
     resolved = base.resolve_options(OPTIONS, options)
     base.player_option(resolved, "dealer", names)
@@ -127,7 +130,11 @@ def judge_score(body: dict) -> dict:
     base.check_keys(body, {"captured", "hand"}, "request")
     raw_sets = base.get_field(body, "captured", list)
     captured = [card_codes.parse_list(s, game.parse_card, "captured[]") for s in raw_sets]
-    hand = _cards_field(body, "hand", required=False)
+    if isinstance(body.get("hand"), int) and not isinstance(body["hand"], bool):
+        hand_count, hand = base.get_int(body, "hand", lo=0, hi=69), []   # a count is enough to score
+    else:
+        hand = _cards_field(body, "hand", required=False)
+        hand_count = len(hand)
     check_copies([c for s in captured for c in s] + hand)
     for cards in captured:
         reading, reason = read_set(cards)
@@ -136,7 +143,7 @@ def judge_score(body: dict) -> dict:
         if len(cards) < COMPLETE_AT:
             raise IllegalMove("S69-4", f"Captured set {' '.join(cards)} is not complete: a set is "
                                        f"captured only with three or more cards.")
-    points, breakdown = score_round(captured, len(hand))
+    points, breakdown = score_round(captured, hand_count)
     return {"points": points, "breakdown": breakdown}
 
 

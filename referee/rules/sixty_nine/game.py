@@ -160,8 +160,10 @@ def apply_move(state: dict, move: dict) -> dict:
 
 
 def deal(state: dict, move: dict) -> None:
-    base.check_keys(move, {"type", "dealer", "flip"})
+    base.check_keys(move, {"type", "dealer", "flip", "player"})
     dealer = base.get_player(state, move, "dealer")
+    if "player" in move and base.get_player(state, move) != dealer:
+        raise InvalidInput("A deal is the dealer's move: 'player', when given, names the dealer.")
     flip = parse_card(base.get_field(move, "flip", str))
     if state["phase"] != "round_over":
         raise IllegalMove("S69-10", "A round is in progress: the next deal comes when it ends.")
@@ -186,6 +188,10 @@ def deal(state: dict, move: dict) -> None:
 def play(state: dict, move: dict) -> None:
     base.check_keys(move, {"type", "player", "set", "cards"})
     player = base.get_player(state, move)
+    if move.get("set") is None:
+        raise IllegalMove("S69-3", "A play goes into a set already on the table (name it in 'set'): "
+                                   "a play never starts a new set, only flips do.",
+                          legal=[s["id"] for s in state["table"]])
     set_id = parse_set_id(base.get_field(move, "set", (int, str)))
     cards = parse_cards(base.get_field(move, "cards", list), "cards")
     if not cards:
@@ -205,7 +211,9 @@ def play(state: dict, move: dict) -> None:
     take_from_hand(state, player, len(cards), "S69-3")
     target.update(cards=grown, reading=reading)
     if len(grown) >= COMPLETE_AT:
-        mark_complete(target, player, len(cards))
+        # S69-4, S69-9: a Scramble counts as one card for every set it completes, however many
+        # cards came with it (the same claim as a 'scramble' move that adds those cards).
+        mark_complete(target, player, 1 if SCRAMBLE in cards else len(cards))
         start_chances(state, player)
         return
     next_turn(state, player)
