@@ -59,6 +59,7 @@ class Effect:
     won_round: bool = False
     skip_next: bool = False
     reverse: bool = False
+    passed: list[int] = field(default_factory=list)   # limits passed going up (N99-5)
     rules: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
 
@@ -72,6 +73,8 @@ def card_value(card: str, value: int | None) -> int | None:
     """The declared value for a 10 or an A, checked (N99-3); None for every other card."""
     rank = rank_of(card)
     choices = {"10": (10, -10), "A": (1, 11)}.get(rank)
+    if isinstance(value, bool) or (value is not None and not isinstance(value, int)):
+        value = repr(value)  # a string, a float, true...: never a legal declaration
     if choices is None:
         if value is not None:
             raise IllegalMove("N99-3", f"{card} has a fixed value: do not declare one.")
@@ -120,6 +123,7 @@ def play_effect(total: int, card: str, value: int | None, players: int) -> Effec
             effect.note("N99-5", f"Reaching exactly {limit}: every other player loses a token.")
         elif total < limit < new:
             effect.player_loses += 1
+            effect.passed.append(limit)
             effect.note("N99-5", f"Passing {limit}: the player loses a token.")
     if new < total and any(new <= limit < total for limit in LIMITS):
         effect.note("N99-5", "Going down never costs a token.")
@@ -166,7 +170,7 @@ def new_game(players: list[str], options: dict | None = None) -> dict:
         "events": [],
     }
     _start_round(state, first)
-    state["events"] = [{"text": f"Round 1: {first} plays first.", "rule": "N99-2"}]
+    state["events"] = [{"text": f"Round 1: {first} plays first", "rule": "N99-2"}]
     return state
 
 
@@ -184,6 +188,7 @@ def _start_round(state: dict, starter: str) -> None:
         starter=starter,
         hand_sizes={p: (HAND if p in active else 0) for p in state["players"]},
         played_this_round=[],
+        missed_draws={},
         # Card accounting (N99-8): cards on the pile since the last shuffle, and the draw pile.
         pile=[],
         draw_pile=52 * state["options"]["decks"] - HAND * len(active),
@@ -228,7 +233,7 @@ def _play(state: dict, move: dict) -> None:
     check_keys(move, {"type", "player", "card", "value"})
     player = get_player(state, move)
     card = parse_standard(get_field(move, "card", str))
-    value = get_int(move, "value", required=False, nullable=True)
+    value = move.get("value")  # checked with the card (N99-3), after the turn
     _check_in_game(state, player)
     if player != state["to_play"]:
         raise IllegalMove("N99-2", f"It is {state['to_play']}'s turn, not {player}'s.",
@@ -244,7 +249,7 @@ def _play(state: dict, move: dict) -> None:
     state["pile"].append(card)
     state["played_this_round"].append(player)
     state["top"] = card
-    _event(state, "N99-3", f"{player} plays {card}: {before} -> {effect.total}.")
+    _event(state, "N99-3", f"{player} plays {card}: {before} -> {effect.total}")
     _charge(state, player, effect)
     if effect.reverse:
         state["direction"] = "counterclockwise" if state["direction"] == "clockwise" else "clockwise"
@@ -253,7 +258,8 @@ def _play(state: dict, move: dict) -> None:
     if effect.round_over:
         _end_round(state)
         return
-    _draw(state, player)
+    if player not in state["out"]:  # N99-6: a player who is out at once does not draw
+        _draw(state, player)
     _advance(state, player, effect.skip_next)
 
 
@@ -264,16 +270,17 @@ def _charge(state: dict, player: str, effect: Effect) -> None:
     if effect.others_lose:
         for p in others:
             _lose(state, p, effect.others_lose, "N99-5")
-        what = "reaches 99 and wins the round" if effect.won_round else f"reached {total}"
+        what = "reached 99 and wins the round" if effect.won_round else f"reached {total}"
         names = _join(others)
         _event(state, "N99-5", f"{player} {what}: {names} lose{'s' if len(others) == 1 else ''} "
-                               f"{_tokens(effect.others_lose)}.")
+                               f"{_tokens(effect.others_lose)}")
     if effect.player_loses:
         _lose(state, player, effect.player_loses, "N99-5")
-        why = "went over 99 and loses the round" if effect.round_over else "passed a limit"
-        if effect.round_over and effect.player_loses > 2:
-            why = "passed 66 and went over 99, losing the round"
-        _event(state, "N99-5", f"{player} {why}: {player} loses {_tokens(effect.player_loses)}.")
+        parts = [f"passed {limit}" for limit in effect.passed]
+        if effect.round_over:
+            parts.append("went over 99 and loses the round")
+        _event(state, "N99-5", f"{player} {' and '.join(parts)}: {player} loses "
+                               f"{_tokens(effect.player_loses)}")
     _eliminate(state)
 
 
@@ -289,7 +296,7 @@ def _eliminate(state: dict) -> None:
         if state["tokens"][p] == 0 and p not in state["out"]:
             state["out"].append(p)
             state["hand_sizes"][p] = 0
-            _event(state, "N99-6", f"{p} has no tokens left and is out of the game.")
+            _event(state, "N99-6", f"{p} has no tokens left and is out of the game")
 
 
 def _game_over(state: dict) -> bool:
@@ -299,7 +306,7 @@ def _game_over(state: dict) -> bool:
     state["winners"] = active
     state["to_play"] = None
     _record_round(state, ended_by=None)
-    _event(state, "N99-6", f"{active[0]} is the last player in and wins the game.")
+    _event(state, "N99-6", f"{active[0]} is the last player in and wins the game")
     return True
 
 
@@ -309,7 +316,7 @@ def _draw(state: dict, player: str) -> None:
         state["draw_pile"] = len(state["pile"]) - 1
         state["pile"] = state["pile"][-1:]
         _event(state, "N99-8", "The draw pile ran out: the played cards but the top one are "
-                               f"shuffled into a new draw pile ({state['draw_pile']} cards).")
+                               f"shuffled into a new draw pile ({state['draw_pile']} cards)")
     if state["draw_pile"] > 0:
         state["draw_pile"] -= 1
     else:  # nothing left anywhere to draw: the hand simply shrinks, as for a missed draw
@@ -321,11 +328,11 @@ def _advance(state: dict, player: str, skip: bool) -> None:
     direction = state["direction"]
     if skip and player in active and len(active) == 2:
         nxt = player  # N99-4: with two players a J gives another turn
-        _event(state, "N99-4", f"{player} plays again.")
+        _event(state, "N99-4", f"{player} plays again")
     else:
         nxt = _seat_after(state, player, direction)
         if skip:
-            _event(state, "N99-3", f"{nxt} skips a turn.")
+            _event(state, "N99-3", f"{nxt} skips a turn")
             nxt = _seat_after(state, nxt, direction)
     state["to_play"] = nxt
     _check_empty_hand(state)
@@ -338,7 +345,7 @@ def _check_empty_hand(state: dict) -> None:
         return
     _lose(state, player, 3, "N99-7")
     _event(state, "N99-7", f"{player} has no card to play: the round ends and {player} loses "
-                           f"{_tokens(3)}.")
+                           f"{_tokens(3)}")
     _eliminate(state)
     if not _game_over(state):
         _end_round(state)
@@ -353,10 +360,15 @@ def _missed_draw(state: dict, move: dict) -> None:
                                    "forgotten to draw.")
     if state["hand_sizes"][player] == 0:
         raise IllegalMove("N99-7", f"{player} has no card left in hand.")
+    missed = state.setdefault("missed_draws", {})
+    if missed.get(player, 0) >= state["played_this_round"].count(player):
+        raise IllegalMove("N99-7", f"{player} has played {state['played_this_round'].count(player)} "
+                                   f"card(s) this round and already missed as many draws.")
+    missed[player] = missed.get(player, 0) + 1
     state["hand_sizes"][player] -= 1
     state["draw_pile"] += 1  # the card was never taken
     _event(state, "N99-7", f"{player} forgot to draw and plays on with "
-                           f"{state['hand_sizes'][player]} card{'s' if state['hand_sizes'][player] != 1 else ''}.")
+                           f"{state['hand_sizes'][player]} card{'s' if state['hand_sizes'][player] != 1 else ''}")
     _check_empty_hand(state)
 
 
@@ -365,7 +377,7 @@ def _end_round(state: dict) -> None:
     # N99-2: the next round starts one seat further left than this one did.
     starter = _seat_after(state, state["starter"], "clockwise")
     _start_round(state, starter)
-    _event(state, "N99-2", f"Round {state['round']}: {starter} plays first.")
+    _event(state, "N99-2", f"Round {state['round']}: {starter} plays first")
 
 
 def _record_round(state: dict, ended_by: str | None) -> None:
@@ -421,7 +433,7 @@ def judge_play(body: dict) -> dict:
     check_keys(body, {"total", "card", "value", "players"}, what="request")
     total = get_int(body, "total", lo=-10_000, hi=10_000)
     card = parse_standard(get_field(body, "card", str))
-    value = get_int(body, "value", required=False, nullable=True)
+    value = body.get("value")  # checked with the card (N99-3)
     players = get_int(body, "players", lo=2, hi=PLAYERS[1], required=False, default=3)
     effect = play_effect(total, card, value, players)
     return {

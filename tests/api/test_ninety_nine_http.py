@@ -20,7 +20,7 @@ def test_sheet_examples_over_http(api):
     assert state["total"] == 29 and state["direction"] == "counterclockwise" and state["to_play"] == "Ann"
     state = api.move(game, {"type": "play", "player": "Ann", "card": "7S"})    # 36: Ann passed 33
     assert state["tokens"] == {"Ann": 8, "Bob": 9, "Cid": 9}
-    assert {"text": "Ann passed a limit: Ann loses a token.", "rule": "N99-5"} in state["events"]
+    assert {"text": "Ann passed 33: Ann loses a token", "rule": "N99-5"} in state["events"]
     assert state["to_play"] == "Cid"
 
 
@@ -81,3 +81,62 @@ def test_a_whole_three_player_game_to_a_winner(api):
     assert state["version"] == moves == len(api.log(game)["moves"])
     after = api.move(game, {"type": "play", "player": winner, "card": "5S"}, expect=422)
     assert after["rule"] == "N99-6"
+
+
+def test_rulings_over_http_two_players_eliminations_missed_draws_and_rounds(api):
+    # N99-4: with two players a J gives another turn and a 4 does not reverse
+    game = api.create("ninety-nine", ["Ann", "Bob"], {"tokens": 3})
+    state = api.move(game, {"type": "play", "player": "Ann", "card": "JS"})
+    assert state["to_play"] == "Ann" and {"text": "Ann plays again", "rule": "N99-4"} in state["events"]
+    state = api.move(game, {"type": "play", "player": "Ann", "card": "4S"})
+    assert state["direction"] == "clockwise" and state["to_play"] == "Bob"
+    # N99-7: Bob forgets to draw three times; when his turn comes with no card he loses three tokens
+    for card, answer in (("9S", "3S"), ("9H", "3H"), ("9D", None)):
+        state = api.move(game, {"type": "play", "player": "Bob", "card": card})
+        state = api.move(game, {"type": "missed_draw", "player": "Bob"})
+        if answer:
+            state = api.move(game, {"type": "play", "player": "Ann", "card": answer})
+    assert state["hand_sizes"]["Bob"] == 0
+    state = api.move(game, {"type": "play", "player": "Ann", "card": "3D"})
+    assert state["tokens"] == {"Ann": 3, "Bob": 0} and state["out"] == ["Bob"]
+    assert state["status"] == "finished" and state["winners"] == ["Ann"]
+    assert any(e["rule"] == "N99-7" for e in state["events"])
+
+
+def test_elimination_mid_round_and_the_next_rounds_first_player_over_http(api):
+    game = api.create("ninety-nine", ["Ann", "Bob", "Cid", "Dee"], {"tokens": 1, "first_player": "Bob"})
+    state = api.move(game, {"type": "play", "player": "Bob", "card": "KS"})
+    state = api.move(game, {"type": "play", "player": "Cid", "card": "KH"})
+    state = api.move(game, {"type": "play", "player": "Dee", "card": "KD"})  # 30
+    state = api.move(game, {"type": "play", "player": "Ann", "card": "5S"})  # 35: Ann passed 33, out
+    assert state["out"] == ["Ann"] and state["tokens"]["Ann"] == 0
+    assert state["round"] == 1 and state["total"] == 35 and state["to_play"] == "Bob"  # the round goes on
+    assert {"text": "Ann has no tokens left and is out of the game", "rule": "N99-6"} in state["events"]
+    body = api.move(game, {"type": "play", "player": "Ann", "card": "6S"}, expect=422)
+    assert body["rule"] == "N99-6"
+    body = api.move(game, {"type": "play", "player": "Bob", "card": "KS"}, expect=422)
+    assert body["rule"] == "N99-8" and "KS" in body["detail"]  # the only KS is on the pile
+    state = api.move(game, {"type": "play", "player": "Bob", "card": "4S"})  # 39, reverses
+    # counterclockwise from Bob skips Ann, who is out (N99-4)
+    assert state["direction"] == "counterclockwise" and state["to_play"] == "Dee"
+    state = api.move(game, {"type": "play", "player": "Dee", "card": "QS"})  # 49
+    state = api.move(game, {"type": "play", "player": "Cid", "card": "QH"})  # 59
+    state = api.move(game, {"type": "play", "player": "Bob", "card": "2S"})  # 118: passes 66 and 99
+    assert state["out"] == ["Ann", "Bob"] and state["round"] == 2 and state["total"] == 0
+    # N99-2: round 1 began with Bob, so round 2 begins with Cid (one seat further left)
+    assert state["to_play"] == "Cid" and state["direction"] == "clockwise"
+    assert state["hand_sizes"] == {"Ann": 0, "Bob": 0, "Cid": 3, "Dee": 3}
+
+
+def test_judge_players_field_and_value_checks_over_http(api):
+    three = api.judge("ninety-nine", "play", {"total": 23, "card": "JH"})  # players default 3
+    assert three["total"] == 33 and three["others_lose"] == 1 and three["skip_next"] is True
+    assert "N99-4" not in three["rule"]
+    assert api.judge("ninety-nine", "play", {"total": 0, "card": "4H"})["reverse"] is True
+    two = api.judge("ninety-nine", "play", {"total": 0, "card": "4H", "players": 2})
+    assert two["reverse"] is False and "N99-4" in two["rule"]
+    for body in ({"total": 5, "card": "10H", "value": "-10"}, {"total": 5, "card": "AH", "value": 5},
+                 {"total": 5, "card": "KH", "value": 10}):
+        assert api.judge("ninety-nine", "play", body, expect=422)["rule"] == "N99-3"
+    over = api.judge("ninety-nine", "play", {"total": 95, "card": "AH", "value": 11})
+    assert (over["total"], over["player_loses"], over["others_lose"], over["round_over"]) == (106, 2, 0, True)

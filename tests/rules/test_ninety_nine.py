@@ -137,7 +137,8 @@ def test_eliminated_player_is_skipped_in_turn_order():
 def test_reaching_33_costs_every_other_player_a_token():
     state = play(at_total(30), "Ann", "3H")
     assert state["tokens"] == {"Ann": 9, "Bob": 8, "Cid": 8}
-    assert state["events"][1] == {"text": "Ann reached 33: Bob and Cid lose a token.", "rule": "N99-5"}
+    # the issue's own line: "Cid reached 33: Ann and Bob lose a token"
+    assert state["events"][1] == {"text": "Ann reached 33: Bob and Cid lose a token", "rule": "N99-5"}
 
 
 def test_reaching_66_by_doubling_33_costs_the_others():
@@ -356,3 +357,76 @@ def test_tokens_never_go_up_and_the_total_moves_only_by_the_card(moves, players)
             assert state["total"] == new_total
         else:
             assert state["total"] == 0 and (new_total >= 99 or state["rounds"][-1]["round"] == before["round"])
+
+
+# ---------------------------------------------------------------- audit: fixes with their rulings
+
+def test_n99_5_event_lines_match_the_issue_and_name_the_limits():
+    # the issue's example line, word for word: "Cid reached 33: Ann and Bob lose a token"
+    state = n99.new_game(ABC, {"first_player": "Cid"})
+    state["total"] = 30
+    state = play(state, "Cid", "3H")
+    assert {"text": "Cid reached 33: Ann and Bob lose a token", "rule": "N99-5"} in state["events"]
+    # passing names the limit passed (29 + 7, the sheet's example)
+    assert {"text": "Ann passed 33: Ann loses a token", "rule": "N99-5"} in play(at_total(29), "Ann", "7H")["events"]
+    # 53 doubled: passes 66 and goes over 99, three tokens in one line
+    lines = [e["text"] for e in play(at_total(53), "Ann", "2S")["events"] if e["rule"] == "N99-5"]
+    assert lines == ["Ann passed 66 and went over 99 and loses the round: Ann loses 3 tokens"]
+    lines = [e["text"] for e in play(at_total(89), "Ann", "KH")["events"] if e["rule"] == "N99-5"]
+    assert lines == ["Ann reached 99 and wins the round: Bob and Cid lose 2 tokens"]
+
+
+@pytest.mark.parametrize("card,value", [("10S", "10"), ("10S", 10.0), ("10S", True), ("AS", "eleven"),
+                                        ("AS", [1]), ("5S", "5"), ("KS", False)])
+def test_n99_3_a_value_of_the_wrong_type_is_refused_citing_the_ruling(card, value):
+    error = refused(at_total(10), {"type": "play", "player": "Ann", "card": card, "value": value}, "N99-3")
+    assert card in error.detail
+    with pytest.raises(IllegalMove) as caught:
+        n99.judge_play({"total": 10, "card": card, "value": value})
+    assert caught.value.rule == "N99-3"
+
+
+def test_n99_3_a_null_value_counts_as_no_declaration():
+    assert n99.apply(at_total(10), {"type": "play", "player": "Ann", "card": "5S", "value": None})["total"] == 15
+    refused(at_total(10), {"type": "play", "player": "Ann", "card": "10S", "value": None}, "N99-3")
+
+
+def test_n99_7_a_missed_draw_needs_a_card_played_for_each_one():
+    state = play(n99.new_game(ABC), "Ann", "5H")
+    state = n99.apply(state, {"type": "missed_draw", "player": "Ann"})
+    # one card played, one draw missed: a second missed draw for the same play is impossible
+    refused(state, {"type": "missed_draw", "player": "Ann"}, "N99-7")
+    state = play(state, "Bob", "6H")
+    state = play(state, "Cid", "7H")
+    state = play(state, "Ann", "8H")
+    state = n99.apply(state, {"type": "missed_draw", "player": "Ann"})
+    assert state["hand_sizes"]["Ann"] == 1
+    # a new round forgets the missed draws
+    state["total"] = 95
+    state = play(state, "Bob", "KH")
+    assert state["round"] == 2 and state["hand_sizes"]["Ann"] == 3
+    refused(state, {"type": "missed_draw", "player": "Ann"}, "N99-7")
+
+
+def test_n99_6_a_player_out_at_once_does_not_draw_and_the_round_goes_on():
+    state = n99.new_game(ABC, {"tokens": 1})
+    state["total"] = 30
+    pile = state["draw_pile"]
+    state = play(state, "Ann", "5H")  # passes 33 with her last token: out at once, mid-round
+    assert state["out"] == ["Ann"] and state["hand_sizes"]["Ann"] == 0
+    assert state["draw_pile"] == pile  # nobody drew
+    assert state["round"] == 1 and state["total"] == 35 and state["to_play"] == "Bob"
+    state = play(state, "Bob", "3H")
+    assert state["draw_pile"] == pile - 1
+
+
+def test_n99_4_two_players_left_after_an_elimination_use_the_two_player_rules():
+    state = n99.new_game(ABC, {"tokens": 1})
+    state["total"] = 30
+    state = play(state, "Ann", "5H")  # Ann out: Bob and Cid are the two players in the game
+    state = play(state, "Bob", "JH")
+    assert state["to_play"] == "Bob"
+    state = play(state, "Bob", "4H")
+    assert state["direction"] == "clockwise" and state["to_play"] == "Cid"
+    state = play(state, "Cid", "3H")
+    assert state["to_play"] == "Bob"  # Ann is skipped

@@ -71,7 +71,8 @@ class NinetyNineUI(GameUI):
                                       for p in view["players"]) + "."
 
     def announce(self, view, move):
-        parts = [e["text"] for e in view.get("events") or [] if isinstance(e, dict) and e.get("text")]
+        parts = [e["text"].rstrip(".") + "." for e in view.get("events") or []
+                 if isinstance(e, dict) and e.get("text")]
         parts.append(self.total_text(view))
         return " ".join(parts)
 
