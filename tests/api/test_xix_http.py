@@ -160,3 +160,46 @@ def test_rules_endpoint_lists_the_rulings(client):
     assert set(body["rulings"]) == {"G-1", "G-2"} | {f"X19-{i}" for i in range(1, 8)}
     assert set(body["moves"]) == {"play", "decide", "draft", "trade"}
     assert body["judges"]["trick"]["path"] == "/api/v1/judge/xix/trick"
+
+
+def test_strikes_draft_and_both_kinds_of_trade_over_http(api):
+    """X19-3 forced abandon without a move, X19-4 stakes, X19-6 draft order and both trades,
+    X19-7 card locations: the public fields as the issue names them."""
+    game = api.create("xix", PLAYERS)
+    decide = {"type": "decide", "player": BOB, "choice": "raise"}
+    for lead, follow in [(18, 2), (17, 3)]:
+        api.move(game, play(ANN, lead))
+        body = api.move(game, play(BOB, follow))
+        assert body["phase"] == "decision" and body["to_play"] == BOB
+        api.move(game, decide)
+    api.move(game, play(ANN, 16))
+    body = api.move(game, play(BOB, 4))                       # Bob's third strike: no decision
+    assert body["phase"] == "draft" and body["to_play"] == BOB
+    assert body["strikes"] == {ANN: 0, BOB: 3} and body["stakes"] == 3 and body["points"] == {ANN: 3, BOB: 0}
+    assert api.move(game, decide, expect=422)["rule"] == "X19-3"
+    assert api.move(game, {"type": "draft", "player": ANN, "card": 18}, expect=422)["rule"] == "X19-6"
+    for name, card in [(BOB, 18), (ANN, 2), (BOB, 17), (ANN, 3), (BOB, 16), (ANN, 4)]:
+        body = api.move(game, {"type": "draft", "player": name, "card": card})
+    assert body["phase"] == "trade" and body["to_play"] == BOB
+    assert body["open_hands"] == {ANN: [2, 3, 4], BOB: [16, 17, 18]} and body["closed_sizes"] == {ANN: 3, BOB: 3}
+    trade = {"type": "trade", "player": BOB, "card": 17, "from": "open", "slot": 4, "strike_card": None}
+    assert api.move(game, {**trade, "player": ANN, "card": 2}, expect=422)["rule"] == "X19-6"
+    assert api.move(game, {**trade, "card": 2}, expect=422)["rule"] == "X19-7"      # Ann's open card
+    body = api.move(game, trade)                              # open card in face up; face-down card to closed
+    assert body["strike_row"][4] == {"face": "up", "card": 17} and len(body["strike_row"]) == 5
+    assert body["open_hands"][BOB] == [16, 18] and body["closed_sizes"][BOB] == 4
+    assert body["phase"] == "trick" and body["exchange"] == 2 and body["to_play"] == ANN
+    assert body["strikes"] == {ANN: 0, BOB: 0} and body["trick"] == []
+    assert api.move(game, play(ANN, 17), expect=422)["rule"] == "X19-7"              # face up in the row
+    # exchange 2: Bob takes one trick, Ann abandons, drafts first, and trades a closed card face down
+    api.move(game, play(ANN, 12))
+    api.move(game, play(BOB, 13))
+    body = api.move(game, {"type": "decide", "player": ANN, "choice": "abandon"})
+    assert body["points"] == {ANN: 3, BOB: 1} and body["to_play"] == ANN and body["phase"] == "draft"
+    api.move(game, {"type": "draft", "player": ANN, "card": 13})
+    api.move(game, {"type": "draft", "player": BOB, "card": 12})
+    body = api.move(game, {"type": "trade", "player": ANN, "card": 9, "from": "closed", "slot": 4,
+                           "strike_card": 17})
+    assert body["strike_row"][4] == {"face": "down", "card": None}
+    assert body["open_hands"][ANN] == [2, 3, 4, 13, 17] and body["closed_sizes"][ANN] == 1
+    assert body["to_play"] == BOB                             # the taker of the last trick leads
