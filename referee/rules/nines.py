@@ -2,8 +2,9 @@
 
 A hand runs through these phases (``state["phase"]``):
 
-``deal``      before the deal. ``to_play`` is the dealer, who records the ``deal`` move (the three
-              face-up cards of every player and the first discard). A table that only wants scores
+``deal``      before the deal. The table records the ``dealer``'s ``deal`` move (the three face-up
+              cards of every player and the first discard; any player may send it); ``to_play``
+              already names the player to the dealer's left, who takes the first turn (G-2, N9-8). A table that only wants scores
               records a ``hand_result`` here instead.
 ``play``      ordinary turns from the dealer's left (N9-3, N9-8).
 ``reveal``    someone is done (N9-4): every other player records a ``reveal`` of their full grid.
@@ -12,8 +13,9 @@ A hand runs through these phases (``state["phase"]``):
 
 Card accounting: the service knows where every public card lies (face-up grid cards and the
 discard pile); together they may never hold more copies of a card than the decks do (N9-1).
-When the stock runs out the discard pile but its top card becomes the new stock (N9-8), so those
-cards are no longer located and may be drawn again.
+When the stock runs out the discard pile but its top card becomes the new stock (N9-8): from then on
+the stock's cards are known (``stock_cards``), they still count as seen, and a stock draw must be
+one of them.
 """
 from __future__ import annotations
 
@@ -199,7 +201,9 @@ def _start_hand(state: dict) -> None:
         "grids": {p: [None] * CELLS for p in state["players"]},
         "discard_pile": [],
         "stock": CARDS_PER_DECK * state["options"]["decks"],
-        "to_play": state["dealer"],
+        "stock_cards": None,  # the stock's cards once it is remade from the discard pile (N9-8)
+        "to_play": left_of(state["players"], state["dealer"]),  # G-2, N9-8: the first turn's player
+        "turns": 0,  # turns taken this hand: the first is the dealer's left's (N9-8), then play passes left (G-1)
         "done": None,
         "reveals_pending": [],
         "final_order": [],
@@ -223,8 +227,10 @@ def _copies(decks: int):
 
 
 def _check_accounting(state: dict) -> None:
-    """N9-1: face-up grid cards and the discard pile never hold more copies than the decks."""
-    seen = [c for grid in state["grids"].values() for c in grid if c is not None] + state["discard_pile"]
+    """N9-1: every card the table has seen (face-up grid cards, the discard pile, and a stock remade
+    from the discard pile, N9-8) never holds more copies than the decks."""
+    seen = ([c for grid in state["grids"].values() for c in grid if c is not None] + state["discard_pile"]
+            + list(state.get("stock_cards") or []))
     check_copies(seen, _copies(state["options"]["decks"]), rule="N9-1")
 
 
@@ -232,8 +238,8 @@ def _deal(state: dict, move: dict) -> None:
     check_keys(move, {"type", "discard", "revealed", "player"})
     if state["phase"] != "deal":
         raise IllegalMove("N9-2", f"Hand {state['hand']} has already been dealt.")
-    if "player" in move and get_player(state, move) != state["dealer"]:
-        raise IllegalMove("N9-8", f"{state['dealer']} deals hand {state['hand']}.", legal=[state["dealer"]])
+    if "player" in move:
+        get_player(state, move)  # whoever records the deal at the table (G-2: the service never deals)
     discard = _card(get_field(move, "discard", str))
     revealed = get_field(move, "revealed", dict)
     grids = {p: [None] * CELLS for p in state["players"]}
@@ -279,6 +285,13 @@ def _turn(state: dict, move: dict) -> None:
         if state["stock"] == 0:
             raise IllegalMove("N9-8", "The stock is empty and the discard pile holds only its top card: "
                                       "take the discard.", legal=["discard"])
+        known = state.get("stock_cards")
+        if known is not None:
+            # N9-8, N9-1: the stock was remade from the discard pile, so the table has seen every card in it.
+            if card not in known:
+                raise IllegalMove("N9-1", f"The stock was remade from the discard pile and holds no {card}.",
+                                  legal=sorted(set(known)))
+            known.remove(card)
         state["stock"] -= 1
     else:
         if card != pile[-1]:
@@ -288,13 +301,15 @@ def _turn(state: dict, move: dict) -> None:
     # N9-3: put it face up in place of a card, which is discarded (and revealed), or discard it.
     if position is None:
         if replaced is not None:
-            raise InvalidInput("Field 'replaced' only goes with a grid position: a discarded card replaces nothing.")
+            raise IllegalMove("N9-3", "Field 'replaced' only goes with a grid position: a discarded card "
+                                      "replaces nothing.")
         pile.append(card)
     else:
         pile.append(_replaced_card(grid, position, replaced))
         grid[position] = card
     _check_accounting(state)
     _reshuffle_if_empty(state)
+    state["turns"] = state.get("turns", 0) + 1
     _after_turn(state, player)
 
 
@@ -316,7 +331,10 @@ def _check_turn_allowed(state: dict, player: str) -> None:
             raise IllegalMove("N9-4", f"{player} has had their last turn of this hand.", legal=[state["to_play"]])
         raise IllegalMove("N9-4", f"Final turns go from {state['done']}'s left: it is {state['to_play']}'s turn.",
                           legal=[state["to_play"]])
-    raise IllegalMove("N9-8", f"It is {state['to_play']}'s turn (play passes left).", legal=[state["to_play"]])
+    if state.get("turns", 0) == 0:
+        raise IllegalMove("N9-8", f"The player to {state['dealer']}'s left plays first: {state['to_play']}.",
+                          legal=[state["to_play"]])
+    raise IllegalMove("G-1", f"It is {state['to_play']}'s turn (play passes left).", legal=[state["to_play"]])
 
 
 def _replaced_card(grid: list, position: int, replaced: str | None) -> str:
@@ -324,7 +342,8 @@ def _replaced_card(grid: list, position: int, replaced: str | None) -> str:
     known = grid[position]
     if known is None:
         if replaced is None:
-            raise InvalidInput(f"Position {position} was face down: give the card it held in 'replaced'.")
+            raise IllegalMove("N9-3", f"Position {position} was face down: give the card it held in 'replaced' "
+                                      f"(it is discarded face up).")
         return replaced
     if replaced is not None and replaced != known:
         raise IllegalMove("N9-3", f"Position {position} holds {known} face up, not {replaced}.", legal=[known])
@@ -336,6 +355,7 @@ def _reshuffle_if_empty(state: dict) -> None:
     pile = state["discard_pile"]
     if state["stock"] == 0 and len(pile) > 1:
         state["stock"] = len(pile) - 1
+        state["stock_cards"] = pile[:-1]
         state["discard_pile"] = pile[-1:]
         state["reshuffles"] += 1
 

@@ -54,14 +54,14 @@ def play_hand_move_by_move(api, game):
 
 def test_whole_three_player_game_to_the_target(api):
     game = api.create("nines", PLAYERS)
-    assert game["to_play"] == "Cy" and game["dealer"] == "Cy" and game["stock"] == 108  # G-2: Cy deals
+    assert game["to_play"] == "Ann" and game["dealer"] == "Cy" and game["stock"] == 108  # G-2: Cy deals, Ann first
     body = play_hand_move_by_move(api, game)
     record = body["rounds"][0]
     assert record["scores"] == {"Ann": 17, "Bob": 32, "Cy": 48}
     assert record["sets"]["Ann"] == [{"cells": [0, 3, 6], "rank": "2"}]
     assert record["sets"]["Cy"] == [{"cells": [0, 1, 2], "rank": "A"}]
     assert sum(item["points"] for item in record["breakdown"]["Cy"]) == 48
-    assert body["hand"] == 2 and body["round"] == 2 and body["dealer"] == "Ann" and body["to_play"] == "Ann"
+    assert body["hand"] == 2 and body["round"] == 2 and body["dealer"] == "Ann" and body["to_play"] == "Bob"  # N9-8
 
     # Hand 2 (Ann deals, N9-8) and hand 3 are entered from the final grids only.
     hand2 = {"Ann": ["KH", "KS", "KD", "JK", "AC", "2C", "3C", "4C", "5C"],       # K row set: 12
@@ -78,7 +78,7 @@ def test_whole_three_player_game_to_the_target(api):
 
 def test_target_option_and_shared_win(api):
     game = api.create("nines", PLAYERS, {"target": 30, "dealer": "Ann"})
-    assert game["to_play"] == "Ann" and game["target"] == 30
+    assert game["to_play"] == "Bob" and game["dealer"] == "Ann" and game["target"] == 30  # G-2, N9-8
     low = ["KH", "KS", "KD", "JK", "AC", "2C", "3C", "4C", "5C"]  # 12
     high = ["10H", "10S", "JD", "QC", "2D", "3D", "4D", "5D", "6D"]  # 60
     body = api.move(game, {"type": "hand_result", "grids": {"Ann": low, "Bob": low, "Cy": high}})
@@ -94,17 +94,20 @@ def test_illegal_moves_over_http(api):
     refused(api, game, three_aces, "N9-1")
     api.move(game, DEAL)
     refused(api, game, turn("Bob", "stock", "7D"), "N9-8")  # Ann plays first
+    refused(api, game, turn("Ann", "stock", "7D", 1), "N9-3")  # position 1 was face down: 'replaced' needed
+    refused(api, game, turn("Ann", "stock", "7D", None, "9D"), "N9-3")  # a discard replaces nothing
     body = refused(api, game, turn("Ann", "discard", "7D", None), "N9-3")  # not the discard top
     assert body["legal"] == ["5H"]
     refused(api, game, turn("Ann", "stock", "7D", 0, "9D"), "N9-3")  # position 0 shows 2H
     refused(api, game, turn("Ann", "stock", "AS", 1, "AS"), "N9-1")  # a third AS
     refused(api, game, {"type": "reveal", "player": "Bob", "grid": BOB_GRID}, "N9-4")  # nobody is done
     refused(api, game, {"type": "hand_result", "grids": {}}, "N9-4")  # hand is played move by move
+    api.move(game, turn("Ann", "stock", "7D"))
+    refused(api, game, turn("Cy", "stock", "8D"), "G-1")  # play passes left: Bob
 
 
 @pytest.mark.parametrize("move", [
     {"type": "turn", "player": "Ann", "source": "pile", "card": "7D", "position": None},
-    {"type": "turn", "player": "Ann", "source": "stock", "card": "7D", "position": 1},  # face down: replaced?
     {"type": "turn", "player": "Ann", "source": "stock", "card": "7D", "position": True, "replaced": "2C"},
     {"type": "turn", "player": "Ann", "source": "stock", "card": "ZZ", "position": None},
     {"type": "turn", "player": "Ann", "source": "stock", "card": "7D", "position": None, "extra": 1},

@@ -116,7 +116,7 @@ def test_bad_players_are_invalid_input(players):
 def test_new_game_waits_for_the_deal_recorded_by_the_default_dealer():
     v = view(nines.new_game(P3, None))
     assert v["status"] == "in_progress" and v["phase"] == "deal"
-    assert v["dealer"] == "Cy" and v["to_play"] == "Cy"  # G-2: last listed deals, records the deal
+    assert v["dealer"] == "Cy" and v["to_play"] == "Ann"  # G-2: last listed deals, so the first listed plays first
     assert v["round"] == v["hand"] == 1
     assert v["target"] == 100
     assert v["grids"] == {p: [None] * 9 for p in P3}
@@ -186,10 +186,13 @@ def test_hand_is_dealt_only_once():
     refused(dealt(), DEAL3, rule="N9-2")
 
 
-def test_deal_recorder_if_named_is_the_dealer():
+def test_deal_may_be_recorded_by_any_player():
+    # G-2: the table deals and any player may record it; `to_play` already names the first player (Ann),
+    # so a client that sends `"player": to_play` with every move can record the deal too.
     state = nines.new_game(P3, None)
     assert view(play(state, {**DEAL3, "player": "Cy"}))["to_play"] == "Ann"
-    refused(state, {**DEAL3, "player": "Ann"}, rule="N9-8")
+    assert view(play(state, {**DEAL3, "player": view(state)["to_play"]}))["to_play"] == "Ann"
+    refused(state, {**DEAL3, "player": "Zed"}, exc=InvalidInput)
 
 
 def test_deal_card_accounting_n9_1():
@@ -261,23 +264,28 @@ def test_replaced_must_match_a_face_up_card():
     assert err.legal == ["2H"]
 
 
-def test_face_down_replacement_needs_the_replaced_card():
-    refused(dealt(), turn("Ann", "stock", "7D", 1), exc=InvalidInput)
+def test_face_down_replacement_needs_the_replaced_card_n9_3():
+    # N9-3: the replaced card is revealed as it is discarded; `replaced` is needed when the position was face down.
+    refused(dealt(), turn("Ann", "stock", "7D", 1), rule="N9-3")
+    refused(dealt(), turn("Ann", "discard", "5H", 1), rule="N9-3")
 
 
-def test_discarded_card_replaces_nothing():
-    refused(dealt(), turn("Ann", "stock", "7D", None, "9D"), exc=InvalidInput)
+def test_discarded_card_replaces_nothing_n9_3():
+    refused(dealt(), turn("Ann", "stock", "7D", None, "9D"), rule="N9-3")
 
 
 def test_turn_before_the_deal():
     refused(nines.new_game(P3, None), turn("Ann", "stock", "7D"), rule="N9-2")
 
 
-def test_play_passes_left_n9_8():
-    refused(dealt(), turn("Bob", "stock", "7D"), rule="N9-8")
-    state = play(dealt(), turn("Ann", "stock", "7D"), turn("Bob", "stock", "7C"), turn("Cy", "stock", "8D"))
+def test_first_turn_n9_8_then_play_passes_left_g_1():
+    err = refused(dealt(), turn("Bob", "stock", "7D"), rule="N9-8")  # the dealer's left plays first
+    assert err.legal == ["Ann"]
+    state = play(dealt(), turn("Ann", "stock", "7D"))
+    refused(state, turn("Cy", "stock", "8C"), rule="G-1")  # Bob is to Ann's left
+    state = play(state, turn("Bob", "stock", "7C"), turn("Cy", "stock", "8D"))
     assert view(state)["to_play"] == "Ann"  # G-1: wraps to the first listed
-    refused(state, turn("Cy", "stock", "8C"), rule="N9-8")
+    refused(state, turn("Cy", "stock", "8C"), rule="G-1")
 
 
 def test_turn_card_accounting_n9_1():
@@ -338,10 +346,34 @@ def test_empty_stock_is_remade_from_the_discard_pile_but_its_top():
     v = view(state)
     assert v["reshuffles"] == 1
     assert v["stock"] == 89 and v["discard_pile"] == [draws[-1]]
+    face_down = _deck_without(["KS", "KH", "KD", "QS", "QH", "QD", "2C"])[89:]  # the 12 face-down cards
+    assert "5S" not in face_down and "QC" in face_down
     # Both 10C were in the old pile; they are back in the stock, so a 10C may be drawn again.
-    state = play(state, turn("Bob", "stock", "10C"), turn("Ann", "stock", "10C", 3, "5S"))
+    state = play(state, turn("Bob", "stock", "10C"), turn("Ann", "stock", "10C", 3, "QC"))
     assert view(state)["stock"] == 87
     refused(state, turn("Bob", "stock", "10C"), rule="N9-1")  # but not a third while two are shown
+
+
+def test_remade_stock_counts_as_seen_n9_1_n9_8():
+    """N9-1 counts every card the table has seen: the remade stock is the old discard pile (N9-8)."""
+    deal = {"type": "deal", "discard": "2C", "revealed": {
+        "Ann": {"0": "KS", "1": "KH", "2": "KD"}, "Bob": {"0": "QS", "1": "QH", "2": "QD"}}}
+    state = play(nines.new_game(["Ann", "Bob"], None), deal)
+    pool = _deck_without(["KS", "KH", "KD", "QS", "QH", "QD", "2C"])
+    draws, face_down = pool[:89], pool[89:]
+    for i, card in enumerate(draws):
+        state = play(state, turn(["Ann", "Bob"][i % 2], "stock", card))
+    assert view(state)["reshuffles"] == 1 and draws.count("5S") == 2
+    # Both 5S lie in the remade stock: a face-down 5S would be a third one seen.
+    refused(state, turn("Bob", "stock", "10C", 3, "5S"), rule="N9-1")
+    # The remade stock holds only the old pile: a card that never reached the pile cannot be drawn from it.
+    assert "QC" in face_down and "QC" not in draws
+    err = refused(state, turn("Bob", "stock", "QC"), rule="N9-1")
+    assert "5S" in err.legal and "QC" not in err.legal
+    # Each card of the remade stock can be drawn as often as it lies there.
+    state = play(state, turn("Bob", "stock", "5S"), turn("Ann", "stock", "5S", 3, "QC"))
+    refused(state, turn("Bob", "stock", "5S"), rule="N9-1")
+    assert view(state)["stock"] == 87
 
 
 def test_stock_cannot_be_drawn_when_nothing_is_left_to_reshuffle():
@@ -417,7 +449,7 @@ def test_each_other_player_has_exactly_one_final_turn_then_the_hand_is_scored():
     refused(state, turn("Bob", "stock", "7D"), rule="N9-4")  # Bob has had his last turn
     state = play(state, turn("Cy", "discard", "7C", None))  # takes and throws back the top
     v = view(state)
-    assert v["hand"] == 2 and v["phase"] == "deal" and v["to_play"] == "Ann"  # N9-8: Ann deals hand 2
+    assert v["hand"] == 2 and v["phase"] == "deal" and v["to_play"] == "Bob"  # N9-8: Ann deals hand 2, Bob first
     assert v["dealer"] == "Ann" and v["done"] is None and v["final_turns_left"] == 0
     assert v["grids"] == {p: [None] * 9 for p in P3}
     record = v["rounds"][0]
@@ -573,7 +605,7 @@ def test_hand_result_scores_a_whole_hand_and_rotates_the_dealer():
     v = view(state)
     assert v["rounds"][0]["scores"] == {"Ann": 12, "Bob": 20, "Cy": 60}
     assert v["rounds"][0]["sets"]["Bob"] == [{"cells": [0, 1, 2], "rank": "8"}, {"cells": [0, 3, 6], "rank": "8"}]
-    assert v["hand"] == 2 and v["dealer"] == "Ann" and v["to_play"] == "Ann" and v["phase"] == "deal"
+    assert v["hand"] == 2 and v["dealer"] == "Ann" and v["to_play"] == "Bob" and v["phase"] == "deal"  # N9-8
     assert v["status"] == "in_progress"
 
 
@@ -642,7 +674,7 @@ def test_negative_totals_and_dealer_rotation_over_hands():
 
 # ---------------------------------------------------------------- random whole games (property)
 
-def _random_game(rnd, players, target):
+def _random_game(rnd, players, target, place=0.8, discard_until_reshuffle=False):
     """Plays legal random moves to the end, checking invariants after every move."""
     state = nines.new_game(players, {"target": target})
     decks = view(state)["decks"]
@@ -650,6 +682,7 @@ def _random_game(rnd, players, target):
 
     def fresh(v, extra=()):
         seen = Counter(c for g in v["grids"].values() for c in g if c) + Counter(v["discard_pile"]) + Counter(extra)
+        seen += Counter(state.get("stock_cards") or [])  # a remade stock holds cards already seen (N9-8)
         return rnd.choice([c for c in copies if seen[c] < copies[c]])
 
     for _ in range(2000):
@@ -677,12 +710,18 @@ def _random_game(rnd, players, target):
             player = v["to_play"]
             grid = v["grids"][player]
             source = "stock" if v["stock"] and rnd.random() < 0.7 else "discard"
-            card = fresh(v) if source == "stock" else v["discard_top"]
+            if source == "discard":
+                card = v["discard_top"]
+            elif state.get("stock_cards") is not None:  # the stock was remade from the old pile (N9-8)
+                card = rnd.choice(state["stock_cards"])
+            else:
+                card = fresh(v)
             hidden = [i for i, c in enumerate(grid) if c is None]
-            position = rnd.choice(hidden or [None, 0]) if rnd.random() < 0.8 else None
+            placing = place if not (discard_until_reshuffle and state["reshuffles"] == 0) else 0
+            position = rnd.choice(hidden or [None, 0]) if rnd.random() < placing else None
             move = turn(player, source, card, position)
             if position is not None and grid[position] is None:
-                move["replaced"] = fresh(v, [card] if source == "stock" else [])
+                move["replaced"] = fresh(v, [card] if source == "stock" and state.get("stock_cards") is None else [])
         snapshot = copy.deepcopy(state)
         new = nines.apply(state, move)
         assert state == snapshot  # the input is never mutated
@@ -691,6 +730,17 @@ def _random_game(rnd, players, target):
         if after["phase"] in ("play", "reveal", "final"):
             assert after["stock"] + 9 * len(players) + len(after["discard_pile"]) == 54 * decks
     raise AssertionError("game did not end")
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_random_long_hands_reshuffle_and_keep_the_books(rnd):
+    """Players who mostly discard run the stock out: it is remade from the pile, whose cards stay counted
+    (N9-8, N9-1), and a hand still ends and scores."""
+    state = _random_game(rnd, ["p0", "p1"], target=1, place=0.3, discard_until_reshuffle=True)
+    v = view(state)
+    assert v["status"] == "finished" and len(v["rounds"]) == 1 and v["reshuffles"] >= 1
+
 
 
 @settings(max_examples=15, deadline=None)

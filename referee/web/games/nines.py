@@ -89,8 +89,10 @@ class NinesUI(GameUI):
         parts.append(self.totals_text(view))
         if view.get("winners"):
             parts.append(f"Game over: {join_names(view['winners'])} won.")
+        elif view.get("phase") == "deal":
+            parts.append(f"{view.get('dealer')} to deal; {view.get('to_play')} plays first.")
         elif view.get("to_play"):
-            parts.append(f"{view['to_play']} to {'deal' if view.get('phase') == 'deal' else 'play'}.")
+            parts.append(f"{view['to_play']} to play.")
         return " ".join(parts)
 
 
