@@ -252,8 +252,7 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
         checkpoint = state if game.version % CHECKPOINT_EVERY == 0 else None
         db.session.add(Move(game_id=game.id, seq=seq, version=game.version, payload=move,
                             idempotency_key=request.idempotency_key, checkpoint=checkpoint))
-        _save_state(game, engine, state)
-        return game_view(game, state)
+        return _save_state(game, state)
 
     return _write(request, change, 201)
 
@@ -266,17 +265,18 @@ def undo(request: WriteRequest) -> WriteResult:
             raise StoreError(409, "Nothing to undo", "No move has been played yet.", "nothing-to-undo")
         last.voided = True
         db.session.flush()
-        engine = engine_for(game.game)
         game.version -= 1
-        _save_state(game, engine, replay(game))
-        return game_view(game)
+        return _save_state(game, replay(game))
 
     return _write(request, change, 200)
 
 
-def _save_state(game: Game, engine, state: dict) -> None:
+def _save_state(game: Game, state: dict) -> dict:
+    """Keep the new state on the game row; returns its public view (computed once, for both)."""
+    view = game_view(game, state)
     game.state = state
-    game.status = _status(engine, state)
+    game.status = view["status"]
+    return view
 
 
 __all__ = ["RuleError", "StoreError", "WriteRequest", "WriteResult", "apply_move", "undo",
