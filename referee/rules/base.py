@@ -20,6 +20,7 @@ stored, compared and replayed. Nothing here knows about HTTP or a database.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -50,6 +51,17 @@ class IllegalMove(RuleError):
 
     def __init__(self, rule: str, detail: str, legal: Any = None):
         super().__init__(detail, rule=rule, legal=legal)
+
+
+def next_state(state: dict) -> dict:
+    """The copy of ``state`` that a move changes. The finished rounds (``rounds``) are only ever
+    appended to, never edited, so the new state shares them with the old one and copies just the
+    list: a move then costs the same at move 1,000 as at move 10."""
+    rounds = state.get("rounds")
+    new = copy.deepcopy({key: value for key, value in state.items() if key != "rounds"})
+    if rounds is not None:
+        new["rounds"] = list(rounds)
+    return new
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
     IllegalMove, InvalidInput, Judge, check_keys, check_players, get_choice, get_field, get_int,
-    get_player, left_of, move_type, resolve_options,
+    get_player, left_of, move_type, next_state, resolve_options,
 )
 
 NAME = "nines"
@@ -217,7 +217,7 @@ def apply(state: dict, move: dict) -> dict:
     kind = move_type(move, MOVES)
     if state["phase"] == "finished":
         raise IllegalMove("N9-7", "The game is over: a total reached the target.")
-    new = copy.deepcopy(state)
+    new = next_state(state)
     _HANDLERS[kind](new, move)
     return new
 

@@ -1,13 +1,12 @@
 """Ninety-nine: the pile total, tokens lost at 33, 66 and 99, eliminations (rulings N99-1..N99-8)."""
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 from referee.cards import parse_standard, rank_of
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, check_keys, check_players, get_choice, get_field, get_int, get_player,
-    move_type, resolve_options,
+    IllegalMove, InvalidInput, Judge, check_keys, check_players, get_choice, get_field, get_int,
+    get_player, move_type, next_state, resolve_options,
 )
 
 NAME = "ninety-nine"
@@ -215,7 +214,7 @@ def apply(state: dict, move: dict) -> dict:
     kind = move_type(move, MOVES)
     if state["winners"]:
         raise IllegalMove("N99-6", f"The game is over: {state['winners'][0]} won it.")
-    state = copy.deepcopy(state)
+    state = next_state(state)
     state["events"] = []
     if kind == "play":
         _play(state, move)

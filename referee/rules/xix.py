@@ -20,8 +20,8 @@ from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    IllegalMove, Judge, check_keys, check_players, get_choice, get_field, get_int,
-    get_player, move_type, player_option, resolve_options,
+    IllegalMove, Judge, check_keys, check_players, get_choice, get_field, get_int, get_player,
+    move_type, next_state, player_option, resolve_options,
 )
 
 NAME = "xix"
@@ -183,7 +183,7 @@ def apply(state: dict, move: Any) -> dict:
     clean = _parse(state, move)
     if state["phase"] == "finished":
         raise IllegalMove("X19-5", f"The game is over: {state['end']['detail']}")
-    new = deepcopy(state)
+    new = next_state(state)
     _HANDLERS[clean["type"]](new, clean)
     return new
 

@@ -20,9 +20,10 @@ import copy
 from collections import Counter
 
 from referee.cards import JOKER, parse_five_crowns
-from referee.rules.base import (IllegalMove, InvalidInput, Judge, check_keys, check_players,
-                                get_choice, get_field, get_int, get_player, left_of, move_type,
-                                player_option, resolve_options)
+from referee.rules.base import (
+    IllegalMove, InvalidInput, Judge, check_keys, check_players, get_choice, get_field, get_int,
+    get_player, left_of, move_type, next_state, player_option, resolve_options,
+)
 from referee.rules.five_crowns.solver import (RANKS, best_lay_down, can_meld_all, card_points,
                                               go_out_discard, is_wild, meld_kind, sort_key,
                                               wild_rank_of_round)
@@ -135,7 +136,7 @@ def apply(state: dict, move) -> dict:
     if state["status"] == "finished":
         raise IllegalMove("FC-5", "The game is over: eleven rounds have been played"
                           + (" and the tie-break round." if state["play_off"] else "."))
-    new = copy.deepcopy(state)
+    new = next_state(state)
     _HANDLERS[kind](new, move)
     return new
 

@@ -15,7 +15,6 @@ player may still scramble. Either way the next player's move declines it.
 from __future__ import annotations
 
 from collections import Counter
-from copy import deepcopy
 
 from referee import cards as card_codes
 from referee.rules import base
@@ -154,7 +153,7 @@ def apply_move(state: dict, move: dict) -> dict:
     kind = base.move_type(move, HANDLERS)
     if state["phase"] == "finished":
         raise IllegalMove("S69-12", "The game is over: no more moves.")
-    new = deepcopy(state)
+    new = base.next_state(state)
     HANDLERS[kind](new, move)
     return new
 
