@@ -5,9 +5,11 @@ keep-alive). Prints figures; never passes or fails.
     python -m bench.growth --db sqlite --games 3 --moves 1000
 
 Each game plays the same legal stream (bench.common.move_stream: rounds end, tokens are lost,
-the state grows as in a real game). Every move's round trip is timed; "move 10" is the median
-of moves 6-15 over all games, "move 1000" the median of moves 996-1005. Undo is timed at
-version 10 and at version 1000 (undo, then the same move posted again, several times).
+the state grows as in a real game). For each of ``--games`` pairs, a young game is played to
+move 5 and an old one to move 995 untimed; then moves 6-15 of the young game and 996-1005 of the
+old one are posted in turns and timed, so both see the same machine at the same moments ("move
+10" and "move 1000" are the medians). Undo is timed the same way at versions 15 and 1005 (undo,
+then the same move posted again, several times).
 """
 from __future__ import annotations
 
@@ -29,38 +31,42 @@ def measure(db: str, games: int, moves: int, stream: list[dict]) -> dict:
     else:
         reset_postgres(PG_URL)
         url = PG_URL
-    early, late = range(6, 16), range(moves - 4, moves + 6)
-    times: dict[int, list[float]] = {}
-    undo_times: dict[int, list[float]] = {10: [], moves: []}
-    sizes = {}
+    young, old = {"at": 5, "times": [], "undo": []}, {"at": moves - 5, "times": [], "undo": []}
     with Server("wsgi:app", database_url=url) as server:
         server.wait("/readyz")
         http = requests.Session()
+
+        def post(game, path, body=None):
+            url = f"{server.base}/api/v1/games/{game['id']}/{path}"
+            r = http.post(url, json=body, headers={"Authorization": f"Bearer {game['token']}"}, timeout=60)
+            assert r.status_code in (200, 201), (path, r.status_code, r.text)
+            return r
+
         for _ in range(games):
-            game = create_game(server.base, http)
-            path = f"{server.base}/api/v1/games/{game['id']}"
-            auth = {"Authorization": f"Bearer {game['token']}"}
-            for n, move in enumerate(stream[:moves + 5], start=1):
-                t = time.perf_counter()
-                r = http.post(path + "/moves", json=move, headers=auth, timeout=30)
-                times.setdefault(n, []).append(time.perf_counter() - t)
-                assert r.status_code == 201, (n, r.status_code, r.text)
-                if n in undo_times:
-                    sizes[n] = len(r.content)
-                    for _ in range(UNDO_REPEATS):
-                        t = time.perf_counter()
-                        u = http.post(path + "/undo", headers=auth, timeout=60)
-                        undo_times[n].append(time.perf_counter() - t)
-                        assert u.status_code == 200 and u.json()["version"] == n - 1, u.text
-                        again = http.post(path + "/moves", json=move, headers=auth, timeout=30)
-                        assert again.status_code == 201, again.text
+            # A young game and an old one, played to moves 5 and ``moves - 5`` without timing, then
+            # timed in turns (young, old, young, ...) so that both see the same machine.
+            pair = [(young, create_game(server.base, http)), (old, create_game(server.base, http))]
+            for side, game in pair:
+                for move in stream[:side["at"]]:
+                    post(game, "moves", move)
+            for step in range(10):
+                for side, game in pair:
+                    t = time.perf_counter()
+                    r = post(game, "moves", stream[side["at"] + step])
+                    side["times"].append(time.perf_counter() - t)
+                    side["bytes"] = len(r.content)
+            for _ in range(UNDO_REPEATS):
+                for side, game in pair:
+                    t = time.perf_counter()
+                    post(game, "undo")
+                    side["undo"].append(time.perf_counter() - t)
+                    post(game, "moves", stream[side["at"] + 9])
         rss = server.worker_rss_mib()
     ms = lambda xs: 1000 * statistics.median(xs)  # noqa: E731
-    t_early = ms([t for n in early for t in times[n]])
-    t_late = ms([t for n in late for t in times[n]])
-    return {"db": db, "move10_ms": t_early, "move_late_ms": t_late, "ratio": t_late / t_early,
-            "undo10_ms": ms(undo_times[10]), "undo_late_ms": ms(undo_times[moves]), "moves": moves,
-            "body10": sizes[10], "body_late": sizes[moves], "rss": rss}
+    return {"db": db, "move10_ms": ms(young["times"]), "move_late_ms": ms(old["times"]),
+            "ratio": ms(old["times"]) / ms(young["times"]), "undo10_ms": ms(young["undo"]),
+            "undo_late_ms": ms(old["undo"]), "moves": moves, "body10": young["bytes"],
+            "body_late": old["bytes"], "rss": rss}
 
 
 def main() -> None:
