@@ -4,12 +4,18 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import text
 
 from referee import create_app
 from referee.models import db
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
+
+# .ci/run sets HYPOTHESIS_PROFILE=ci: the same examples on every run, so that a merge never hangs on
+# a lucky draw; local runs keep exploring new examples (and remember failures in .hypothesis/).
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def reset_database(app) -> None:
@@ -80,6 +86,14 @@ class Api:
         headers = {"Authorization": f"Bearer {game['token']}", **(headers or {})}
         return self._check(self.client.post(f"/api/v1/games/{game['id']}/moves", json=move,
                                             headers=headers), expect)
+
+    def refused(self, game, move, rule):
+        """The move is a 422 citing ``rule``, and the game's version does not move."""
+        before = self.state(game)["version"]
+        body = self.move(game, move, expect=422)
+        assert body["status"] == 422 and body["rule"] == rule and body["detail"]
+        assert self.state(game)["version"] == before
+        return body
 
     def undo(self, game, expect=200, headers=None):
         headers = {"Authorization": f"Bearer {game['token']}", **(headers or {})}

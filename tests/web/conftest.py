@@ -51,7 +51,7 @@ class Phone:
     def __init__(self, browser, base: str, viewport=PHONE, scripts=True):
         self.base = base
         self.context = browser.new_context(viewport=viewport, base_url=base, java_script_enabled=scripts)
-        self.context.set_default_timeout(5000)
+        self.context.set_default_timeout(15000)  # a loaded CI machine is slow, not wrong
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("console", lambda msg: msg.type == "error" and self.errors.append(msg.text))
