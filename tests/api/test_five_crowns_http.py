@@ -15,22 +15,14 @@ def discard(player, card):
     return {"type": "discard", "player": player, "card": card}
 
 
-def refused(api, game, move, rule):
-    before = api.state(game)["version"]
-    body = api.move(game, move, expect=422)
-    assert body["status"] == 422 and body["rule"] == rule and body["detail"]
-    assert api.state(game)["version"] == before
-    return body
-
-
 def round_one_turn_by_turn(api, game):
     """Round 1 (3 cards, 3s wild): Dan deals, Ann plays first (G-2), Ann goes out on her second
     turn, the others play their final turns (FC-4) in the three ways a table can enter them."""
     body = api.move(game, {"type": "deal", "discard": "KH"})
     assert body["to_play"] == "Ann" and body["discard_top"] == "KH" and body["step"] == "draw"
     assert body["stock_size"] == 116 - 4 * 3 - 1
-    refused(api, game, draw("Bob"), "G-1")
-    refused(api, game, discard("Ann", "9S"), "FC-4")             # draw first
+    api.refused(game, draw("Bob"), "G-1")
+    api.refused(game, discard("Ann", "9S"), "FC-4")             # draw first
     api.move(game, draw("Ann"))
     api.move(game, discard("Ann", "9S"))
     body = api.move(game, draw("Bob", "discard"))
@@ -41,17 +33,17 @@ def round_one_turn_by_turn(api, game):
     api.move(game, draw("Dan"))
     api.move(game, discard("Dan", "10C"))
     api.move(game, draw("Ann"))
-    bad = refused(api, game, {"type": "go_out", "player": "Ann", "melds": [["7H", "8H", "10S"]],
+    bad = api.refused(game, {"type": "go_out", "player": "Ann", "melds": [["7H", "8H", "10S"]],
                               "discard": "KC"}, "FC-3")
     assert bad["detail"] == "7H 8H 10S: a run needs one suit"
-    refused(api, game, {"type": "final_turn", "player": "Ann", "melds": [["5H", "5S", "3D"]],
+    api.refused(game, {"type": "final_turn", "player": "Ann", "melds": [["5H", "5S", "3D"]],
                         "leftover": [], "discard": "KC"}, "FC-4")  # nobody is out yet
     body = api.move(game, {"type": "go_out", "player": "Ann", "melds": [["5H", "5S", "3D"]],
                            "discard": "KC"})
     assert body["went_out"] == "Ann" and body["final_turns_left"] == ["Bob", "Cat", "Dan"]
     api.move(game, draw("Bob"))
-    refused(api, game, discard("Bob", "8H"), "FC-4")             # a final turn lays down
-    refused(api, game, {"type": "final_turn", "player": "Bob", "melds": [["9D", "JK", "JK"]],
+    api.refused(game, discard("Bob", "8H"), "FC-4")             # a final turn lays down
+    api.refused(game, {"type": "final_turn", "player": "Bob", "melds": [["9D", "JK", "JK"]],
                         "leftover": [], "discard": "8H"}, "FC-1")  # Bob holds the 9S he took
     api.move(game, {"type": "final_turn", "player": "Bob", "melds": [["9S", "9D", "JK"]],
                     "leftover": [], "discard": "8H"})
@@ -97,7 +89,7 @@ def round_eleven_turn_by_turn(api, game):
     body = api.move(game, {"type": "deal", "discard": "4H"})
     assert body["dealer"] == "Bob" and body["to_play"] == "Cat" and body["wild_rank"] == "K"
     api.move(game, draw("Cat"))
-    refused(api, game, {"type": "go_out", "player": "Cat",
+    api.refused(game, {"type": "go_out", "player": "Cat",
                         "melds": [["3S", "4S", "5S", "6S"], ["7D", "7C", "7H"], ["9H", "10H", "JH"]],
                         "discard": "8S"}, "FC-4")                 # ten cards, not thirteen
     body = api.move(game, {"type": "go_out", "player": "Cat",
@@ -144,7 +136,7 @@ def test_whole_four_player_game_eleven_rounds(api):
     assert body["status"] == "finished" and body["to_play"] is None
     assert body["winners"] == ["Ann"]                              # lowest total (FC-5)
     assert len(body["rounds"]) == 11 and [r["round"] for r in body["rounds"]] == list(range(1, 12))
-    refused(api, game, {"type": "deal", "discard": "4H"}, "FC-5")
+    api.refused(game, {"type": "deal", "discard": "4H"}, "FC-5")
     assert api.state(game)["version"] == body["version"]
 
 
@@ -171,7 +163,7 @@ def test_play_off_round_over_http(api):
                                          "Cat": {"points": 5}}})
     assert body["status"] == "in_progress" and body["round"] == 12 and body["play_off"] is True
     assert body["in_round"] == ["Ann", "Bob"] and body["wild_rank"] == "6"
-    refused(api, game, {"type": "round_result", "went_out": "Cat", "hands": {}}, "FC-5")
+    api.refused(game, {"type": "round_result", "went_out": "Cat", "hands": {}}, "FC-5")
     body = api.move(game, {"type": "round_result", "went_out": "Bob",
                            "hands": {"Ann": {"cards": ["3H", "4H", "5H", "9S", "9D", "KC"]}}})
     assert body["status"] == "finished" and body["winners"] == ["Bob"]

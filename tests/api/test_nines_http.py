@@ -22,14 +22,6 @@ def turn(player, source, card, position=None, replaced=None):
     return move
 
 
-def refused(api, game, move, rule):
-    before = api.state(game)["version"]
-    body = api.move(game, move, expect=422)
-    assert body["status"] == 422 and body["rule"] == rule and body["detail"]
-    assert api.state(game)["version"] == before
-    return body
-
-
 def play_hand_move_by_move(api, game):
     """Hand 1: the deal, Ann fills her grid and is done, reveals, final turns (N9-2..N9-4)."""
     body = api.move(game, DEAL)
@@ -42,11 +34,11 @@ def play_hand_move_by_move(api, game):
             body = api.move(game, turn("Cy", "stock", next(others)))
     assert body["done"] == "Ann" and body["final_turns_left"] == 2 and body["to_play"] == "Bob"
     assert body["stock"] == 80 - 16
-    refused(api, game, turn("Bob", "stock", "7D"), "N9-4")  # reveals first
+    api.refused(game, turn("Bob", "stock", "7D"), "N9-4")  # reveals first
     api.move(game, {"type": "reveal", "player": "Bob", "grid": BOB_GRID})
     body = api.move(game, {"type": "reveal", "player": "Cy", "grid": CY_GRID})
     assert body["grids"]["Cy"][3:6] == ["6C", "6D", "8C"] and body["to_play"] == "Bob"
-    refused(api, game, turn("Ann", "stock", "7D"), "N9-4")  # the done player has no final turn
+    api.refused(game, turn("Ann", "stock", "7D"), "N9-4")  # the done player has no final turn
     api.move(game, turn("Bob", "stock", "5S", 0, "7C"))
     body = api.move(game, turn("Cy", "discard", "7C"))
     return body
@@ -73,7 +65,7 @@ def test_whole_three_player_game_to_the_target(api):
     assert [r["totals"] for r in body["rounds"]] == [{"Ann": 17, "Bob": 32, "Cy": 48},
                                                      {"Ann": 29, "Bob": 52, "Cy": 108}]
     assert body["version"] == api.state(game)["version"]
-    refused(api, game, {"type": "hand_result", "grids": hand2}, "N9-7")
+    api.refused(game, {"type": "hand_result", "grids": hand2}, "N9-7")
 
 
 def test_target_option_and_shared_win(api):
@@ -87,23 +79,23 @@ def test_target_option_and_shared_win(api):
 
 def test_illegal_moves_over_http(api):
     game = api.create("nines", PLAYERS)
-    refused(api, game, turn("Ann", "stock", "7D"), "N9-2")  # not dealt yet
+    api.refused(game, turn("Ann", "stock", "7D"), "N9-2")  # not dealt yet
     bad = {**DEAL, "revealed": {**DEAL["revealed"], "Bob": {"1": "QH", "2": "JK"}}}
-    refused(api, game, bad, "N9-2")
+    api.refused(game, bad, "N9-2")
     three_aces = {**DEAL, "revealed": {**DEAL["revealed"], "Bob": {"1": "AS", "2": "AS", "3": "9C"}}}
-    refused(api, game, three_aces, "N9-1")
+    api.refused(game, three_aces, "N9-1")
     api.move(game, DEAL)
-    refused(api, game, turn("Bob", "stock", "7D"), "N9-8")  # Ann plays first
-    refused(api, game, turn("Ann", "stock", "7D", 1), "N9-3")  # position 1 was face down: 'replaced' needed
-    refused(api, game, turn("Ann", "stock", "7D", None, "9D"), "N9-3")  # a discard replaces nothing
-    body = refused(api, game, turn("Ann", "discard", "7D", None), "N9-3")  # not the discard top
+    api.refused(game, turn("Bob", "stock", "7D"), "N9-8")  # Ann plays first
+    api.refused(game, turn("Ann", "stock", "7D", 1), "N9-3")  # position 1 was face down: 'replaced' needed
+    api.refused(game, turn("Ann", "stock", "7D", None, "9D"), "N9-3")  # a discard replaces nothing
+    body = api.refused(game, turn("Ann", "discard", "7D", None), "N9-3")  # not the discard top
     assert body["legal"] == ["5H"]
-    refused(api, game, turn("Ann", "stock", "7D", 0, "9D"), "N9-3")  # position 0 shows 2H
-    refused(api, game, turn("Ann", "stock", "AS", 1, "AS"), "N9-1")  # a third AS
-    refused(api, game, {"type": "reveal", "player": "Bob", "grid": BOB_GRID}, "N9-4")  # nobody is done
-    refused(api, game, {"type": "hand_result", "grids": {}}, "N9-4")  # hand is played move by move
+    api.refused(game, turn("Ann", "stock", "7D", 0, "9D"), "N9-3")  # position 0 shows 2H
+    api.refused(game, turn("Ann", "stock", "AS", 1, "AS"), "N9-1")  # a third AS
+    api.refused(game, {"type": "reveal", "player": "Bob", "grid": BOB_GRID}, "N9-4")  # nobody is done
+    api.refused(game, {"type": "hand_result", "grids": {}}, "N9-4")  # hand is played move by move
     api.move(game, turn("Ann", "stock", "7D"))
-    refused(api, game, turn("Cy", "stock", "8D"), "G-1")  # play passes left: Bob
+    api.refused(game, turn("Cy", "stock", "8D"), "G-1")  # play passes left: Bob
 
 
 @pytest.mark.parametrize("move", [

@@ -1,7 +1,6 @@
 """Ninety-nine engine: the sheet's examples and every ruling N99-1..N99-8, legal and illegal."""
 from __future__ import annotations
 
-import copy
 
 import pytest
 from hypothesis import given, settings
@@ -9,6 +8,7 @@ from hypothesis import strategies as st
 
 from referee.rules import ninety_nine as n99
 from referee.rules.base import IllegalMove, InvalidInput
+from engine_checks import refused_by
 
 ABC = ["Ann", "Bob", "Cid"]
 
@@ -28,12 +28,7 @@ def at_total(total, players=ABC, **options):
 
 
 def refused(state, move, rule):
-    before = copy.deepcopy(state)
-    with pytest.raises(IllegalMove) as caught:
-        n99.apply(state, move)
-    assert caught.value.rule == rule
-    assert state == before
-    return caught.value
+    return refused_by(n99, state, move, rule=rule)
 
 
 # ---------------------------------------------------------------- the sheet's own examples

@@ -9,6 +9,7 @@ import pytest
 from referee.rules import sixty_nine as g
 from referee.rules.base import IllegalMove, InvalidInput
 from referee.rules.sixty_nine.sets import read_set
+from engine_checks import refused_by
 
 ANN, BOB, CAT = "ann", "bob", "cat"
 P3 = [ANN, BOB, CAT]
@@ -59,13 +60,7 @@ def start(players=P3, flip_card="5A", **options):
 
 
 def refused(state, move, exc=IllegalMove, rule=None):
-    before = deepcopy(state)
-    with pytest.raises(exc) as info:
-        g.apply(state, move)
-    assert state == before
-    if rule is not None:
-        assert info.value.rule == rule
-    return info.value
+    return refused_by(g, state, move, exc, rule)
 
 
 def the_set(state, set_id):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from referee.rules import xix
 from referee.rules.base import IllegalMove, InvalidInput
+from engine_checks import refused_by
 
 ANN, BOB = "ann", "bob"
 PLAYERS = [ANN, BOB]
@@ -48,14 +49,7 @@ def trick(state, lead, follow, lead_from="closed", follow_from="closed"):
 
 
 def refused(state, move, exc=IllegalMove, rule=None):
-    """The move is refused with ``exc`` (and ``rule``) and the state is left untouched."""
-    before = deepcopy(state)
-    with pytest.raises(exc) as info:
-        xix.apply(state, move)
-    assert state == before
-    if rule is not None:
-        assert info.value.rule == rule
-    return info.value
+    return refused_by(xix, state, move, exc, rule)
 
 
 def view(state):

@@ -6,26 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
-import requests
 from playwright.sync_api import expect
 
 from referee.web.games import ui_for
+from web_helpers import submit, table_phone
 
 SUITS = "ABCDEF"
-
-
-def table_phone(phone, base: str, game: str, players: list[str], options=None):
-    response = requests.post(f"{base}/api/v1/games", json={"game": game, "players": players,
-                                                           "options": options or {}}, timeout=5)
-    assert response.status_code == 201, response.text
-    created = response.json()
-    phone.goto(f"/g/{created['id']}/table/{created['token']}")
-    return created, phone.page
-
-
-def submit(page, form_id: str):
-    page.locator(f"#{form_id} button[type=submit]").first.click()
-    page.wait_for_load_state()
 
 
 def deal_69(page, flip="3A"):
