@@ -11,12 +11,12 @@ sleep and poll (up to 100 ms a try), which made the slowest moves wait hundreds 
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import contextlib
 import copy
 import fcntl
+import hashlib
+import hmac
+import json
 import os
 import secrets
 import string
