@@ -239,3 +239,43 @@ def test_card_pad_without_scripts(phones):
     expect(page.locator(".sets")).to_contain_text("5C")
     phone.screenshot("card-pad-no-scripts")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+@pytest.mark.browser
+def test_nines_grid_pad_fills_the_chosen_cell_then_the_next(phone, live_server):
+    _, page = table_phone(phone, live_server, "nines", ["Ann", "Bob"])
+    form = page.locator("#deal-form")
+    form.locator("select[name=discard]").select_option("5H")
+    pad = form.locator("[data-pad-grid]")
+    expect(pad).to_be_visible()
+    pad.locator("summary").click()
+    form.locator("input[name='g-0-3']").click()  # Ann's middle row
+    for name in ("Add Ace of spades", "Add 2 of spades", "Add 3 of spades"):
+        key(pad, name).click()
+    assert [form.locator(f"input[name='g-0-{pos}']").input_value() for pos in (3, 4, 5)] == ["AS", "2S", "3S"]
+    form.locator("input[name='g-1-0']").click()
+    key(pad, "Add King of hearts").click()
+    key(pad, "Add King of hearts").click()  # several decks: the same card again
+    pad.get_by_role("button", name="Clear cell").click()  # the cell the next key would fill
+    expect(form.locator("input[name='g-1-1']")).to_have_value("KH")
+    form.locator("input[name='g-1-2']").click()
+    key(pad, "Add Joker").click()
+    expect(form.locator("input[name='g-1-2']")).to_have_value("JK")
+    form.locator("input[name='g-1-1']").click()
+    pad.get_by_role("button", name="Clear cell").click()
+    key(pad, "Add Queen of clubs").click()
+    key(pad, "Add 7 of diamonds").click()  # fills the next empty cell after 1: cell 3
+    values = [form.locator(f"input[name='g-1-{pos}']").input_value() for pos in range(9)]
+    assert values[:4] == ["KH", "QC", "JK", "7D"]
+    form.locator("input[name='g-1-3']").click()
+    pad.get_by_role("button", name="Clear cell").click()  # Bob turned up three cards, not four
+    expect(form.locator("input[name='g-1-3']")).to_have_value("")
+    page.set_viewport_size({"width": 360, "height": 740})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    sizes = pad.locator("button").evaluate_all(SIZES)
+    assert min(min(w, h) for w, h in sizes) >= 44
+    page.set_viewport_size({"width": 390, "height": 844})
+    phone.screenshot("card-pad-nines")
+    submit(page, "deal-form")
+    expect(page.locator("#refused")).to_have_count(0)
+    expect(page.locator(".grids")).to_contain_text("K")

@@ -42,7 +42,7 @@ def test_nines(phone, live_server):
     expect(page.locator(".pile")).to_contain_text("8♣")
     undo(page)
     undo(page)
-    page.locator("details.minor summary").click()
+    page.locator("details.minor > summary").first.click()
     form = page.locator("#hand-result-form")
     fill_grid(form, 0, ["KS", "KH", "KD", "2C", "3C", "4C", "5C", "6C", "7C"])
     fill_grid(form, 1, ["AH", "AD", "AC", "JK", "9H", "9D", "QH", "QD", "QC"])

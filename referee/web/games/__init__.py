@@ -71,6 +71,24 @@ def pad_row(label: str, mark: str, keys: list[dict], cls: str = "") -> dict:
     return {"label": label, "mark": mark, "keys": keys, "cls": cls}
 
 
+RANK_NAMES = {"A": "Ace", "J": "Jack", "Q": "Queen", "K": "King"}
+
+
+def suit_rows(card_list: list[str]) -> list[dict]:
+    """A pad for suited cards (codes rank + suit, and JK): one row per suit in the list's order,
+    then the Jokers. Every key adds a card: these games play with several decks."""
+    rows: dict[str, list] = {}
+    for code in card_list:
+        if code == cards.JOKER:
+            rows.setdefault("", []).append(pad_key(code, "Joker", "Joker"))
+            continue
+        rank, suit = cards.rank_of(code), cards.suit_of(code)
+        rows.setdefault(suit, []).append(pad_key(code, rank, f"{RANK_NAMES.get(rank, rank)} of {SUIT_NAMES[suit]}"))
+    return [pad_row(SUIT_NAMES[suit].capitalize() if suit else "Jokers", SUIT_SYMBOLS.get(suit, ""), keys,
+                    f"s-{suit}" if suit else "")
+            for suit, keys in rows.items()]
+
+
 def int_or_text(text: str) -> Any:
     text = text.strip()
     return int(text) if text.lstrip("-").isdigit() and text not in ("-", "") else text

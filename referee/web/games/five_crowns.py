@@ -1,21 +1,7 @@
 """Five Crowns: deal, draw, discard, going out, final turns, and the quick round result."""
 from __future__ import annotations
 
-from referee.cards import JOKER, rank_of, suit_of
-from referee.web.games import (
-    SUIT_NAMES,
-    SUIT_SYMBOLS,
-    FormError,
-    GameUI,
-    five_crowns_cards,
-    join_names,
-    pad_key,
-    pad_row,
-    pretty,
-    split_codes,
-)
-
-RANK_NAMES = {"J": "Jack", "Q": "Queen", "K": "King"}
+from referee.web.games import FormError, GameUI, five_crowns_cards, join_names, pretty, split_codes, suit_rows
 
 
 def melds_from(text: str) -> list[list[str]]:
@@ -45,18 +31,7 @@ class FiveCrownsUI(GameUI):
     def card_pad(self, view):
         """Ranks 3-K per suit, then the Jokers. Every card exists at least twice (FC-1), so a key
         always adds one more copy; the engine counts the copies."""
-        rows: dict[str, list] = {}
-        for code in self.card_list:
-            suit = suit_of(code)
-            if code == JOKER:
-                rows.setdefault("", []).append(pad_key(code, "Joker", "Joker"))
-            else:
-                rank = rank_of(code)
-                rows.setdefault(suit, []).append(
-                    pad_key(code, rank, f"{RANK_NAMES.get(rank, rank)} of {SUIT_NAMES[suit]}"))
-        return [pad_row(SUIT_NAMES[suit].capitalize() if suit else "Jokers", SUIT_SYMBOLS.get(suit, ""), keys,
-                        f"s-{suit}" if suit else "")
-                for suit, keys in rows.items()]
+        return suit_rows(self.card_list)
 
     def option_field(self, name, spec):
         if name == "decks":

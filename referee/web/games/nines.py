@@ -1,7 +1,7 @@
 """Nines: the deal, turns (take, place or discard), reveals, and the quick hand result."""
 from __future__ import annotations
 
-from referee.web.games import FormError, GameUI, int_or_text, join_names, pretty, standard_cards
+from referee.web.games import FormError, GameUI, int_or_text, join_names, pretty, standard_cards, suit_rows
 
 CELLS = 9
 
@@ -30,7 +30,12 @@ class NinesUI(GameUI):
     def forms(self, view):
         return {"phase": view.get("phase"), "players": view["players"], "cards": self.card_list,
                 "to_play": view.get("to_play"), "discard_top": view.get("discard_top"),
-                "grids": view.get("grids") or {}}
+                "grids": view.get("grids") or {}, "pad": self.card_pad(view)}
+
+    def card_pad(self, view):
+        """A-K per suit and the Jokers, for the grids: a key fills the chosen cell (N9-1: several
+        decks, so every card stays on offer; the engine counts the copies)."""
+        return suit_rows(self.card_list)
 
     def option_field(self, name, spec):
         if name == "dealer":

@@ -71,6 +71,7 @@
 
   function initPads(root) {
     root.querySelectorAll("[data-pad]").forEach(function (pad) {
+      if (pad.hasAttribute("data-pad-grid")) { pad.hidden = false; markGridTarget(pad); return; }
       if (!padField(pad)) return;
       if (pad.hasAttribute("data-pad-copy")) {
         /* the same keys as the form's first pad, copied here rather than sent again */
@@ -88,8 +89,57 @@
     });
   }
 
+  /* Grid pads (Nines): a key fills the chosen cell of the form's grids, then the next empty one. */
+  var chosenCell = null;
+
+  function gridCells(pad) { return Array.prototype.slice.call(pad.closest("form").querySelectorAll(".gridin input")); }
+
+  function gridTarget(pad) {
+    var cells = gridCells(pad);
+    if (chosenCell && cells.indexOf(chosenCell) >= 0) return chosenCell;
+    return cells.filter(function (c) { return !c.value; })[0] || cells[0];
+  }
+
+  function markGridTarget(pad) {
+    var target = gridTarget(pad);
+    gridCells(pad).forEach(function (c) { c.classList.toggle("pad-target", c === target); });
+  }
+
+  function gridTap(pad, button) {
+    var cells = gridCells(pad);
+    var cell = gridTarget(pad);
+    if (!cell) return;
+    var code = button.getAttribute("data-code");
+    var action = button.getAttribute("data-pad-do");
+    if (code) {
+      cell.value = code;
+      var after = cells.slice(cells.indexOf(cell) + 1).filter(function (c) { return !c.value; });
+      chosenCell = after[0] || cell;
+    } else if (action === "back") {
+      cell.value = "";
+    } else if (action === "clear") {
+      cells.forEach(function (c) { c.value = ""; });
+      chosenCell = cells[0];
+    } else {
+      return;
+    }
+    cell.dispatchEvent(new Event("input", { bubbles: true }));
+    markGridTarget(pad);
+    announce(cell.getAttribute("aria-label") + ": " + (cell.value || "empty"));
+  }
+
+  function noteGridCell(e) {
+    var t = e.target;
+    if (t && t.matches && t.matches(".gridin input")) {
+      chosenCell = t;
+      var pad = t.closest("form") && t.closest("form").querySelector("[data-pad-grid]");
+      if (pad) markGridTarget(pad);
+    }
+  }
+
   function padTap(button) {
     var pad = button.closest("[data-pad]");
+    if (pad && pad.hasAttribute("data-pad-grid")) { gridTap(pad, button); return; }
     var field = pad && padField(pad);
     if (!field) return;
     var multi = field.tagName === "TEXTAREA";
@@ -212,6 +262,7 @@
     ["keyup", "click", "focusin", "select"].forEach(function (type) {
       document.addEventListener(type, notePadLine);
     });
+    document.addEventListener("focusin", noteGridCell);
     document.addEventListener("keydown", onKey);
     var refused = document.getElementById("refused");
     if (refused) refused.focus();
