@@ -152,14 +152,15 @@ class WriteResult:
 def _lock(request: WriteRequest) -> Game:
     if not _possible_id(request.game_id):
         raise _not_found(request.game_id)
-    # First statement of the transaction: take the lock, then read (see the module docstring).
-    result = db.session.execute(update(Game).where(Game.id == request.game_id)
-                                .values(version=Game.version))
-    if result.rowcount == 0:
+    # First statement of the transaction: take the lock and read the row in the same statement
+    # (see the module docstring); RETURNING needs SQLite 3.35 or newer, PostgreSQL has it.
+    game = db.session.scalars(
+        update(Game).where(Game.id == request.game_id).values(version=Game.version).returning(Game),
+        execution_options={"populate_existing": True}).first()
+    if game is None:
         db.session.rollback()
         raise _not_found(request.game_id)
-    db.session.expire_all()
-    return db.session.get(Game, request.game_id, populate_existing=True)
+    return game
 
 
 def check_token(game: Game, token: str | None) -> None:
