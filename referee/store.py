@@ -90,6 +90,13 @@ def get_game(game_id: str) -> Game:
     return game
 
 
+def live_move(game_id: str, version: int) -> Move | None:
+    """The move in effect that produced ``version`` (undo only voids the last move, so the live
+    moves carry versions 1..n); None for version 0."""
+    return db.session.scalar(select(Move).where(Move.game_id == game_id, Move.version == version,
+                                                Move.voided.is_(False)))
+
+
 def all_moves(game_id: str) -> list[Move]:
     return list(db.session.scalars(select(Move).where(Move.game_id == game_id).order_by(Move.seq)))
 
@@ -260,8 +267,7 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
 
 def undo(request: WriteRequest) -> WriteResult:
     def change(game: Game) -> dict:
-        last = db.session.scalars(select(Move).where(Move.game_id == game.id, Move.voided.is_(False))
-                                  .order_by(Move.seq.desc()).limit(1)).first()
+        last = live_move(game.id, game.version)
         if last is None:
             raise StoreError(409, "Nothing to undo", "No move has been played yet.", "nothing-to-undo")
         last.voided = True
@@ -281,5 +287,5 @@ def _save_state(game: Game, state: dict) -> dict:
 
 
 __all__ = ["RuleError", "StoreError", "WriteRequest", "WriteResult", "apply_move", "undo",
-           "create_game", "get_game", "game_view", "replay", "all_moves", "request_fingerprint",
-           "check_token"]
+           "create_game", "get_game", "game_view", "replay", "all_moves", "live_move",
+           "request_fingerprint", "check_token"]

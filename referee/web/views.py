@@ -292,10 +292,10 @@ def undo(game_id):
     token = table_token(game)
     if token is None:
         return _error_page(403, "This phone follows the game", "Only the table can undo a move.")
-    moves = [m for m in store.all_moves(game.id) if not m.voided]
     ui = ui_for(game.game)
     if request.method == "GET":
-        last = ui.describe(moves[-1].payload) if moves else None
+        move = store.live_move(game.id, game.version)
+        last = ui.describe(move.payload) if move else None
         return render_template("undo.html", game=game, engine=_engine(game.game), last=last)
     version = request.form.get("version", "").strip()
     write = store.WriteRequest(game_id=game.id, token=token,
@@ -317,12 +317,9 @@ def undo(game_id):
 def log(game_id):
     game = store.get_game(game_id)
     ui = ui_for(game.game)
-    entries, live = [], 0
-    for m in store.all_moves(game.id):
-        if not m.voided:
-            live += 1
-        entries.append({"seq": m.seq, "version": m.version, "voided": m.voided, "at": None if m.voided else live,
-                        "text": ui.describe(m.payload), "time": m.created_at})
+    # A move in effect shows the table as it was after it: its own version (live moves are 1..n).
+    entries = [{"seq": m.seq, "version": m.version, "voided": m.voided, "at": None if m.voided else m.version,
+                "text": ui.describe(m.payload), "time": m.created_at} for m in store.all_moves(game.id)]
     return render_template("log.html", game=game, engine=_engine(game.game), entries=entries)
 
 
@@ -331,8 +328,8 @@ def at(game_id, upto):
     game = store.get_game(game_id)
     upto = max(0, min(upto, game.version))
     view = store.game_view(game, store.replay(game, upto), version=upto)
-    moves = [m for m in store.all_moves(game.id) if not m.voided]
-    last = ui_for(game.game).describe(moves[upto - 1].payload) if upto else None
+    move = store.live_move(game.id, upto)
+    last = ui_for(game.game).describe(move.payload) if move else None
     return render_template("at.html", upto=upto, last=last,
                            **_page_context(game, view, holder=False, live=False))
 
