@@ -72,13 +72,12 @@ def card_value(card: str, value: int | None) -> int | None:
     """The declared value for a 10 or an A, checked (N99-3); None for every other card."""
     rank = rank_of(card)
     choices = {"10": (10, -10), "A": (1, 11)}.get(rank)
-    if isinstance(value, bool) or (value is not None and not isinstance(value, int)):
-        value = repr(value)  # a string, a float, true...: never a legal declaration
     if choices is None:
         if value is not None:
             raise IllegalMove("N99-3", f"{card} has a fixed value: do not declare one.")
         return None
-    if value not in choices:
+    # Only a whole number declares (10.0 == 10 and True == 1 in Python, but they are not numbers here).
+    if type(value) is not int or value not in choices:
         raise IllegalMove("N99-3", f"{card} must be declared as {choices[0]} or {choices[1]}.",
                           legal=list(choices))
     return value
