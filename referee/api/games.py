@@ -24,6 +24,17 @@ WRITE_HEADERS = [
 ]
 
 
+WRITE_REFUSALS = [(401, "No token"), (403, "Wrong token"), (404, "No such game"),
+                  (412, "Stale version (If-Match)")]
+
+
+def documented_write(view):
+    """What every write shares in the docs: its headers, and the token, game and version refusals."""
+    for status, description in WRITE_REFUSALS:
+        view = problem_response(blp, status, description)(view)
+    return blp.doc(parameters=WRITE_HEADERS)(view)
+
+
 def _game_response(body: dict, status: int = 200, **headers):
     response = jsonify(body)
     response.status_code = status
@@ -107,12 +118,8 @@ class Moves(MethodView):
 
     @blp.arguments(MoveSchema)
     @blp.response(201, GameSchema, headers={"ETag": {"schema": {"type": "string"}}})
-    @blp.doc(parameters=WRITE_HEADERS)
+    @documented_write
     @problem_response(blp, 400, "Malformed request")
-    @problem_response(blp, 401, "No token")
-    @problem_response(blp, 403, "Wrong token")
-    @problem_response(blp, 404, "No such game")
-    @problem_response(blp, 412, "Stale version (If-Match)")
     @problem_response(blp, 413, "Body too large")
     @problem_response(blp, 415, "Not JSON")
     @problem_response(blp, 422, "Illegal move (with the ruling id in 'rule'), or invalid input")
@@ -125,12 +132,8 @@ class Moves(MethodView):
 @blp.route("/games/<game_id>/undo")
 class Undo(MethodView):
     @blp.response(200, GameSchema)
-    @blp.doc(parameters=WRITE_HEADERS)
-    @problem_response(blp, 401, "No token")
-    @problem_response(blp, 403, "Wrong token")
-    @problem_response(blp, 404, "No such game")
+    @documented_write
     @problem_response(blp, 409, "Nothing to undo")
-    @problem_response(blp, 412, "Stale version (If-Match)")
     def post(self, game_id):
         """Void the last move in effect and rebuild the state from the log."""
         return _written(store.undo(write_request(game_id, None)))
