@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable
 
-from referee.rules.base import InvalidInput
+from referee.errors import IllegalMove, InvalidInput
 
 STANDARD_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 STANDARD_SUITS = ("S", "H", "D", "C")
@@ -119,8 +119,6 @@ def suit_of(card: str) -> str | None:
 
 def check_copies(cards: Iterable[str], copies_of, rule: str | None = None) -> None:
     """Refuse more copies of a card than the decks hold. ``copies_of(card) -> int``."""
-    from referee.rules.base import IllegalMove
-
     for card, seen in Counter(cards).items():
         limit = copies_of(card)
         if seen > limit:

@@ -27,7 +27,7 @@ from sqlalchemy import select, update
 
 from referee.models import Game, IdempotencyRecord, Move, db
 from referee.rules import get_engine
-from referee.rules.base import RuleError
+from referee.rules.base import RuleError, load_move, public_state
 
 GAME_ID_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
 CHECKPOINT_EVERY = 25  # versions between stored states: undo replays at most this many moves
@@ -67,7 +67,7 @@ def game_view(game: Game, state: dict | None = None, version: int | None = None)
         "options": game.options,
         "version": game.version if version is None else version,
     }
-    view.update(engine.public_view(game.state if state is None else state))
+    view.update(public_state(engine, game.state if state is None else state))
     return view
 
 
@@ -135,7 +135,7 @@ def create_game(name: str, players: Any, options: Any) -> tuple[Game, str]:
 
 
 def _status(engine, state: dict) -> str:
-    return engine.public_view(state)["status"]
+    return engine.outcome(state)["status"]
 
 
 @dataclass
@@ -224,13 +224,14 @@ def writer_queue():
         os.close(fd)  # releases the lock
 
 
-def _write(request: WriteRequest, change, status: int) -> WriteResult:
-    """Lock the game, check token, replay and version, then run ``change(game)`` -> body."""
+def _write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
+    """Lock the game, check token, replay, the body (``check(game)``) and version, then run
+    ``change(game)`` -> body."""
     with writer_queue():
-        return _locked_write(request, change, status)
+        return _locked_write(request, change, status, check)
 
 
-def _locked_write(request: WriteRequest, change, status: int) -> WriteResult:
+def _locked_write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
     try:
         game = _lock(request)
         check_token(game, request.token)
@@ -238,6 +239,8 @@ def _locked_write(request: WriteRequest, change, status: int) -> WriteResult:
         if previous:
             db.session.rollback()
             return previous
+        if check is not None:
+            check(game)  # a malformed body is refused as such, whatever version it names
         _check_version(game, request.if_match)
         body = change(game)
         if request.idempotency_key:
@@ -262,7 +265,10 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
                             idempotency_key=request.idempotency_key, checkpoint=checkpoint))
         return _save_state(game, state)
 
-    return _write(request, change, 201)
+    def well_formed(game: Game) -> None:
+        load_move(engine_for(game.game), game.state, move)
+
+    return _write(request, change, 201, well_formed)
 
 
 def undo(request: WriteRequest) -> WriteResult:

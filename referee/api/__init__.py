@@ -9,8 +9,8 @@ from flask_smorest import Api
 from sqlalchemy import text
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
-from referee.api import errors, games, judge, limits, rules_info
-from referee.api.schemas import ProblemSchema
+from referee.api import declared, errors, games, judge, limits, rules_info
+from referee.api.schemas import GameSchema, ProblemSchema
 from referee.models import db
 
 API_VERSION = "1.0.0"
@@ -47,9 +47,9 @@ def configure_openapi(app: Flask) -> None:
     # Swagger UI assets come from the swagger-ui-bundle package on PyPI, served by us: no CDN.
     app.config.setdefault("OPENAPI_SWAGGER_UI_URL", "/docs/assets/")
     app.config.setdefault("API_SPEC_OPTIONS", {
-        "info": {"description": "A referee and scorekeeper for 69, XIX, Five Crowns, Ninety-nine "
-                                "and Nines. Errors are application/problem+json; rule violations "
-                                "carry the ruling id in `rule`."},
+        "info": {"description": "A referee and scorekeeper for card games played with real cards "
+                                "(GET /api/v1/rules lists them). Errors are application/problem+json; "
+                                "rule violations carry the ruling id in `rule`."},
         "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
     })
 
@@ -95,7 +95,10 @@ def init_app(app: Flask) -> None:
     configure_openapi(app)
     limits.limiter.init_app(app)
     api = RefereeApi(app)
-    for blueprint in (games.blp, judge.blp, rules_info.blp):
+    api.spec.components.schema("Game", schema=GameSchema)  # what every game's state shares
+    for name, schema in declared.components().items():
+        api.spec.components.schema(name, schema)
+    for blueprint in (games.blp, judge.blueprint(), rules_info.blp):
         api.register_blueprint(blueprint)
     errors.register(app)
     app.before_request(_json_body)

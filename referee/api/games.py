@@ -9,7 +9,7 @@ from referee import store
 from referee.api.errors import problem_response
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
-    CreateGameSchema, CreatedGameSchema, GameQuerySchema, GameSchema, MoveLogSchema, MoveSchema,
+    CreateGameSchema, CreatedGameSchema, GameQuerySchema, MoveLogSchema,
 )
 
 blp = Blueprint("games", __name__, url_prefix="/api/v1", description="Games, their moves and undo.")
@@ -74,6 +74,7 @@ def _written(result: store.WriteResult):
 @blp.route("/games")
 class Games(MethodView):
     @limit_game_creation
+    @blp.doc(operationId="createGame")
     @blp.arguments(CreateGameSchema)
     @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}})
     @problem_response(blp, 422, "Invalid players or options")
@@ -87,8 +88,9 @@ class Games(MethodView):
 
 @blp.route("/games/<game_id>", endpoint="Game")
 class GameResource(MethodView):
+    @blp.doc(operationId="getGame")
     @blp.arguments(GameQuerySchema, location="query")
-    @blp.response(200, GameSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.response(200, "AnyGame", headers={"ETag": {"schema": {"type": "string"}}})
     @blp.alt_response(304, description="Not modified (If-None-Match matches the version)")
     @problem_response(blp, 404, "No such game")
     def get(self, query, game_id):
@@ -107,6 +109,7 @@ class GameResource(MethodView):
 
 @blp.route("/games/<game_id>/moves")
 class Moves(MethodView):
+    @blp.doc(operationId="getMoveLog")
     @blp.response(200, MoveLogSchema)
     @problem_response(blp, 404, "No such game")
     def get(self, game_id):
@@ -116,22 +119,24 @@ class Moves(MethodView):
                   "created_at": m.created_at.isoformat()} for m in store.all_moves(game.id)]
         return {"id": game.id, "version": game.version, "moves": moves}
 
-    @blp.arguments(MoveSchema)
-    @blp.response(201, GameSchema, headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.doc(operationId="applyMove", requestBody={"required": True, "content": {"application/json": {
+        "schema": {"$ref": "#/components/schemas/AnyMove"}}}})
+    @blp.response(201, "AnyGame", headers={"ETag": {"schema": {"type": "string"}}})
     @documented_write
     @problem_response(blp, 400, "Malformed request")
     @problem_response(blp, 413, "Body too large")
     @problem_response(blp, 415, "Not JSON")
     @problem_response(blp, 422, "Illegal move (with the ruling id in 'rule'), or invalid input")
-    def post(self, move, game_id):
+    def post(self, game_id):
         """Apply one move; it is checked against the rules first and changes nothing when refused."""
-        move = request.get_json()  # the whole object: engines check every field of their moves
+        move = request.get_json()  # the whole object: the engine's declared fields check every part
         return _written(store.apply_move(write_request(game_id, move), move))
 
 
 @blp.route("/games/<game_id>/undo")
 class Undo(MethodView):
-    @blp.response(200, GameSchema)
+    @blp.doc(operationId="undoMove")
+    @blp.response(200, "AnyGame")
     @documented_write
     @problem_response(blp, 409, "Nothing to undo")
     def post(self, game_id):

@@ -5,11 +5,9 @@ from flask import request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from referee.api.declared import camel, ref
 from referee.rules import ENGINES
 from referee.rules.base import InvalidInput
-
-blp = Blueprint("judge", __name__, url_prefix="/api/v1/judge",
-                description="Verdicts for disputes: nothing is stored and no token is needed.")
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 
@@ -24,12 +22,14 @@ def _view(judge):
     return post
 
 
-def _register(game: str, verdict: str, judge) -> None:
+def _register(blp: Blueprint, game: str, verdict: str, judge) -> None:
+    name = camel(game) + camel(verdict) + "Verdict"
     doc = {
         "summary": judge.summary,
-        "requestBody": {"required": True, "content": {"application/json": {"schema": judge.request}}},
+        "operationId": f"judge{name}",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": ref(name + "Request")}}},
         "responses": {
-            "200": {"description": "The verdict", "content": {"application/json": {"schema": judge.response}}},
+            "200": {"description": "The verdict", "content": {"application/json": {"schema": ref(name)}}},
             "400": {"description": "Malformed JSON", "content": {"application/problem+json": {"schema": PROBLEM_REF}}},
             "415": {"description": "Not JSON", "content": {"application/problem+json": {"schema": PROBLEM_REF}}},
             "422": {"description": "Invalid input (unknown card, wrong type, impossible cards)",
@@ -39,10 +39,15 @@ def _register(game: str, verdict: str, judge) -> None:
     }
     post = _view(judge)
     post.__doc__ = judge.summary
-    view = type(f"Judge_{game}_{verdict}".replace("-", "_"), (MethodView,), {"post": blp.doc(**doc)(post)})
+    view = type(f"Judge{name}", (MethodView,), {"post": blp.doc(**doc)(post)})
     blp.route(f"/{game}/{verdict}", endpoint=f"{game}-{verdict}")(view)
 
 
-for _game, _engine in ENGINES.items():
-    for _verdict, _judge in getattr(_engine, "JUDGES", {}).items():
-        _register(_game, _verdict, _judge)
+def blueprint() -> Blueprint:
+    """The verdict routes of every engine registered when the app is made."""
+    blp = Blueprint("judge", __name__, url_prefix="/api/v1/judge",
+                    description="Verdicts for disputes: nothing is stored and no token is needed.")
+    for game, engine in ENGINES.items():
+        for verdict, judge in engine.JUDGES.items():
+            _register(blp, game, verdict, judge)
+    return blp

@@ -1,4 +1,5 @@
-"""What each game accepts: move types, options and ruling ids."""
+"""What each game accepts, read from its declarations: move types with their fields, the phases
+that accept them, options, ruling ids and verdicts."""
 from __future__ import annotations
 
 from flask.views import MethodView
@@ -20,15 +21,17 @@ def describe(name: str) -> dict:
         "title": engine.TITLE,
         "players": {"min": lo, "max": hi},
         "options": engine.OPTIONS,
-        "moves": engine.MOVES,
+        "moves": {kind: move.listing(kind) for kind, move in engine.MOVES.items()},
+        "phases": {phase: list(kinds) for phase, kinds in engine.PHASES.items()},
         "rulings": engine.RULINGS,
         "judges": {verdict: {"path": f"/api/v1/judge/{name}/{verdict}", "summary": judge.summary}
-                   for verdict, judge in getattr(engine, "JUDGES", {}).items()},
+                   for verdict, judge in engine.JUDGES.items()},
     }
 
 
 @blp.route("/rules")
 class AllRules(MethodView):
+    @blp.doc(operationId="listRules")
     @blp.response(200, RulesSchema(many=True))
     def get(self):
         """Every game the service referees."""
@@ -37,6 +40,7 @@ class AllRules(MethodView):
 
 @blp.route("/rules/<game>")
 class GameRules(MethodView):
+    @blp.doc(operationId="getRules")
     @blp.response(200, RulesSchema)
     @problem_response(blp, 404, "No such game")
     def get(self, game):

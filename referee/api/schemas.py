@@ -1,7 +1,7 @@
 """marshmallow schemas: they validate the shared request shapes and document the API."""
 from __future__ import annotations
 
-from marshmallow import INCLUDE, RAISE, Schema, fields, validate
+from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
 from referee.rules import ENGINES
 
@@ -13,12 +13,17 @@ class OpenSchema(Schema):
         unknown = INCLUDE
 
 
+def _known_game(name: str) -> None:
+    if name not in ENGINES:  # read when called: an engine registered after import counts
+        raise ValidationError(f"Unknown game. Known: {', '.join(ENGINES)}.")
+
+
 class CreateGameSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    game = fields.String(required=True, validate=validate.OneOf(sorted(ENGINES)),
-                         metadata={"description": "Which game.", "example": "ninety-nine"})
+    game = fields.String(required=True, validate=lambda name: _known_game(name),
+                         metadata={"description": "Which game: one of the names GET /api/v1/rules lists."})
     players = fields.List(fields.String(validate=validate.Length(min=1, max=40)), required=True,
                           validate=validate.Length(min=1, max=20),
                           metadata={"description": "Names in seat order (G-1).",
@@ -27,17 +32,30 @@ class CreateGameSchema(Schema):
                           metadata={"description": "Game options; see GET /rules/{game}."})
 
 
-class MoveSchema(OpenSchema):
-    type = fields.String(required=True, metadata={"description": "The move type; see GET /rules/{game}.",
-                                                  "example": "play"})
-    player = fields.String(metadata={"example": "Ann"})
-
-
 class RoundSchema(OpenSchema):
     round = fields.Integer()
     scores = fields.Dict(keys=fields.String(), values=fields.Integer())
     totals = fields.Dict(keys=fields.String(), values=fields.Integer())
     breakdown = fields.Dict(keys=fields.String(), values=fields.List(fields.Dict()))
+
+
+class EventSchema(OpenSchema):
+    text = fields.String(required=True)
+    rule = fields.String(allow_none=True, metadata={"description": "The ruling applied."})
+
+
+class OutcomeSchema(Schema):
+    status = fields.String(required=True, validate=validate.OneOf(["in_progress", "finished"]))
+    winners = fields.List(fields.String(), required=True)
+    reason = fields.String(required=True, allow_none=True)
+    rule = fields.String(required=True, allow_none=True, metadata={"description": "The ruling that ended the game."})
+
+
+class AllowedMoveSchema(Schema):
+    players = fields.List(fields.String(), required=True, allow_none=True, metadata={
+        "description": "Who may make it now; null when the table records it as a whole."})
+    choices = fields.Dict(keys=fields.String(), metadata={
+        "description": "The legal values of its fields, where the choice is small."})
 
 
 class GameSchema(OpenSchema):
@@ -52,6 +70,11 @@ class GameSchema(OpenSchema):
     standings = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     winners = fields.List(fields.String(), required=True)
     rounds = fields.List(fields.Nested(RoundSchema), required=True)
+    phase = fields.String(required=True, allow_none=True, metadata={"description": "Which moves the table takes now."})
+    events = fields.List(fields.Nested(EventSchema), required=True, metadata={"description": "What the last move did."})
+    outcome = fields.Nested(OutcomeSchema, required=True)
+    allowed = fields.Dict(keys=fields.String(), values=fields.Nested(AllowedMoveSchema), required=True, metadata={
+        "description": "The moves allowed now, by type: who may make each and its small choices."})
 
 
 class CreatedGameSchema(GameSchema):
@@ -83,7 +106,8 @@ class RulesSchema(Schema):
     title = fields.String()
     players = fields.Dict()
     options = fields.Dict()
-    moves = fields.Dict()
+    moves = fields.Dict(metadata={"description": "Each move type: label, description, rulings and fields."})
+    phases = fields.Dict(metadata={"description": "Each phase: the move types it accepts."})
     rulings = fields.Dict()
     judges = fields.Dict()
 

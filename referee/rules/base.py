@@ -1,56 +1,248 @@
-"""The engine interface shared by every game, and the typed errors engines raise.
+"""The engine contract shared by every game: declared moves and phases, one pipeline that applies
+every move, the moves allowed now, and the outcome.
 
-An engine is a module (registered in ``referee.rules.ENGINES``) that provides:
+An engine is a module registered in ``referee.rules.ENGINES`` under its own ``NAME``. It declares:
 
 ``NAME``            the game's name in URLs (``"ninety-nine"``)
 ``TITLE``           its printed name
 ``PLAYERS``         ``(min, max)`` number of players
-``OPTIONS``         ``{option: {"default": ..., "description": ...}}``
-``MOVES``           ``{move type: description}``
+``OPTIONS``         ``{option: {"default": ..., "description": ..., "schema": JSON Schema}}``
 ``RULINGS``         ``{ruling id: one-line summary}``
-``new_game(players, options) -> state``
-``apply(state, move) -> state``      never mutates ``state``; raises ``RuleError``
-``public_view(state) -> dict``       the public state (JSON-able), with the common keys
-                                     ``status round to_play standings winners rounds``
-``standings(state) -> {name: total}``
+``MOVES``           ``{move type: Move}``: each move's fields, description, ruling ids and handler
+``PHASES``          ``{phase: (move types it accepts)}``; ``state["phase"]`` names the current one
 ``JUDGES``          ``{verdict name: Judge}``: stateless dispute verdicts
+``new_game(players, options) -> state``
+``public_view(state) -> dict``       the game's own public fields (JSON-able)
+``standings(state) -> {name: total}``
+``outcome(state) -> Outcome``        whether the game is over, who won, why and by which ruling
 
-States are plain JSON-able data (dicts, lists, str, int, bool, None), so they can be
-stored, compared and replayed. Nothing here knows about HTTP or a database.
+and may refine the pipeline with these hooks (each has a default here):
+
+``actors(state, kind) -> [names] | None``   who may make the move now (None: the move names no
+                                             player who must be entitled); default ``to_play``
+``refuse_phase(state, kind) -> IllegalMove`` why a move the phase does not accept is refused
+``refuse_actor(state, kind, player) -> IllegalMove``  why this player may not make it now
+``choices(state, kind) -> dict | None``     the legal values of its fields where the choice is
+                                             small; None when the move is not possible after all
+
+Every engine module ends with ``apply, allowed = bind(__name__)``: ``apply(state, move) -> state``
+runs the pipeline (never mutating ``state``; raises ``RuleError``), ``allowed(state)`` lists the
+moves allowed now. States are plain JSON-able data (dicts, lists, str, int, bool, None), so they
+can be stored, compared and replayed. Nothing here knows about HTTP or a database.
 """
 from __future__ import annotations
 
 import copy
+import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from string import Formatter
+from typing import Any, Callable, TypedDict
+
+from referee.errors import IllegalMove, InvalidInput, RuleError
+from referee.rules.fields import Field, check_type
+
+__all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "bind", "apply_move", "load_move",
+           "allowed_moves", "public_state", "next_state"]
 
 
-class RuleError(Exception):
-    """Base for everything an engine refuses. ``status`` is the HTTP status it maps to."""
+class Outcome(TypedDict):
+    """Like python-chess's ``outcome()``: ``status`` is ``in_progress`` or ``finished``."""
 
-    status = 422
-    kind = "invalid-input"
-    title = "Invalid input"
-
-    def __init__(self, detail: str, rule: str | None = None, legal: Any = None):
-        super().__init__(detail)
-        self.detail = detail
-        self.rule = rule
-        self.legal = legal
+    status: str
+    winners: list[str]
+    reason: str | None
+    rule: str | None
 
 
-class InvalidInput(RuleError):
-    """The move or request is malformed: a missing or mistyped field, an unknown card."""
+def in_progress() -> Outcome:
+    return {"status": "in_progress", "winners": [], "reason": None, "rule": None}
 
 
-class IllegalMove(RuleError):
-    """A well-formed move that the rules forbid. Always names the rule (ruling id)."""
+def finished(winners: list[str], reason: str, rule: str) -> Outcome:
+    return {"status": "finished", "winners": list(winners), "reason": reason, "rule": rule}
 
-    kind = "illegal-move"
-    title = "Illegal move"
 
-    def __init__(self, rule: str, detail: str, legal: Any = None):
-        super().__init__(detail, rule=rule, legal=legal)
+@dataclass(frozen=True)
+class Move:
+    """One move type, declared once: everything else (validation, the rules listing, the OpenAPI
+    schema, the phone page's form, the text of a logged move) is read from here.
+
+    ``handler(state, move)`` changes the new state in place; ``move`` is already clean (every field
+    parsed). ``actor`` names the field that says who makes the move (checked against ``actors``),
+    or is None for a move that the table records as a whole. ``says`` is a format string over the
+    move's fields (or a function of the move and of ``show``, which prints a card) that reads a
+    logged move aloud. ``check(move)`` checks what spans several fields (which of them go
+    together) and raises ``InvalidInput``, like a malformed field."""
+
+    handler: Callable[[dict, dict], None]
+    fields: tuple[Field, ...]
+    description: str
+    rules: tuple[str, ...]
+    label: str = ""
+    says: str | Callable[[dict, Callable[[Any], str]], str] = ""
+    actor: str | None = "player"
+    check: Callable[[dict], Any] | None = None
+
+    def field_names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def schema(self, kind: str) -> dict:
+        """The JSON Schema of a move of this type (for the OpenAPI document and API clients)."""
+        properties = {"type": {"type": "string", "enum": [kind]}}
+        properties.update((f.name, f.schema()) for f in self.fields)
+        return {"type": "object", "description": f"{self.description} ({', '.join(self.rules)})",
+                "properties": properties, "required": ["type", *(f.name for f in self.fields if f.required)],
+                "additionalProperties": False}
+
+    def listing(self, kind: str) -> dict:
+        """What the rules listing says about this move type: enough for a client to build a form."""
+        return {"label": self.label or kind, "description": self.description, "rules": list(self.rules),
+                "actor": self.actor,
+                "fields": [{"name": f.name, "required": f.required, "nullable": f.nullable, "widget": f.widget,
+                            "schema": f.schema()} for f in self.fields]}
+
+    def load(self, move: dict, state: dict) -> dict:
+        """Check every field of ``move`` against the declaration; returns the clean move."""
+        unknown = sorted(set(move) - {"type", *self.field_names()})
+        if unknown:
+            raise InvalidInput(f"Unknown field(s) in the move: {', '.join(map(str, unknown))}.")
+        clean = {"type": move["type"]}
+        for spec in self.fields:
+            value = spec.load(move, state)
+            if spec.name in move:
+                clean[spec.name] = value
+        if self.check is not None:
+            self.check(clean)
+        return clean
+
+    def text(self, move: dict, show: Callable[[Any], str] = str) -> str:
+        """The logged move in words (``show`` prints a value, e.g. a card with its suit symbol)."""
+        if callable(self.says):
+            return self.says(move, show)
+        if self.says:
+            names = [name for _, name, _, _ in Formatter().parse(self.says) if name]
+            return self.says.format(**{name: show_value(move.get(name), show) for name in names})
+        who = move.get(self.actor) if self.actor else None
+        rest = ", ".join(f"{k} {show_value(v, show)}" for k, v in move.items() if k not in ("type", self.actor))
+        return f"{who + ': ' if who else ''}{self.label or move.get('type')}{' ' + rest if rest else ''}"
+
+
+def show_value(value: Any, show: Callable[[Any], str] = str) -> str:
+    if isinstance(value, list):
+        return " ".join(show_value(v, show) for v in value) or "none"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {show_value(v, show)}" for k, v in value.items())
+    return "none" if value is None else show(value)
+
+
+# ---------------------------------------------------------------- the pipeline
+
+def _hook(engine, name: str, default):
+    return getattr(engine, name, None) or default
+
+
+def default_actors(state: dict, kind: str) -> list[str] | None:
+    return [state["to_play"]] if state.get("to_play") else []
+
+
+def default_refuse_phase(engine, state: dict, kind: str) -> IllegalMove:
+    accepted = engine.PHASES.get(state.get("phase"), ())
+    return IllegalMove(engine.MOVES[kind].rules[0],
+                       f"A '{kind}' move is not possible now: the table is at '{state.get('phase')}', "
+                       f"which takes {', '.join(accepted) or 'no move'}.", legal=list(accepted))
+
+
+def default_refuse_actor(engine, state: dict, kind: str, player: str) -> IllegalMove:
+    who = _hook(engine, "actors", default_actors)(state, kind) or []
+    return IllegalMove("G-1", f"It is {' or '.join(who) or 'nobody'}'s turn, not {player}'s.", legal=who)
+
+
+def move_kind(engine, move: Any) -> str:
+    if not isinstance(move, dict):
+        raise InvalidInput("A move must be a JSON object.")
+    kind = move.get("type")
+    if "type" not in move:
+        raise InvalidInput("Missing field 'type'.")
+    check_type("type", kind, str)
+    if kind not in engine.MOVES:
+        raise InvalidInput(f"Unknown move type '{kind}'. This game knows: {', '.join(engine.MOVES)}.")
+    return kind
+
+
+def load_move(engine, state: dict, move: Any) -> tuple[str, dict]:
+    """The move's type and its clean fields, or ``InvalidInput`` for a malformed move."""
+    kind = move_kind(engine, move)
+    return kind, engine.MOVES[kind].load(move, state)
+
+
+def apply_move(engine, state: dict, move: Any) -> dict:
+    """Every move of every game, in one order: a known type and well-formed fields, the game not
+    over, the phase accepts it, the right player; then the engine's handler on a copy of the
+    state. (A malformed body is refused as malformed whenever it is sent.)"""
+    kind, clean = load_move(engine, state, move)
+    spec = engine.MOVES[kind]
+    result = engine.outcome(state)
+    if result["status"] == "finished":
+        raise IllegalMove(result["rule"], f"The game is over: {result['reason']}")
+    if kind not in engine.PHASES.get(state.get("phase"), ()):
+        refuse = getattr(engine, "refuse_phase", None)
+        raise refuse(state, kind) if refuse else default_refuse_phase(engine, state, kind)
+    if spec.actor and clean.get(spec.actor) is not None:
+        who = _hook(engine, "actors", default_actors)(state, kind)
+        if who is not None and clean[spec.actor] not in who:
+            refuse = getattr(engine, "refuse_actor", None)
+            raise (refuse(state, kind, clean[spec.actor]) if refuse
+                   else default_refuse_actor(engine, state, kind, clean[spec.actor]))
+    new = next_state(state)
+    new["events"] = []
+    spec.handler(new, clean)
+    return new
+
+
+def allowed_moves(engine, state: dict) -> dict:
+    """The moves allowed now: ``{type: {"players": [names] | None, "choices": {field: values}}}``.
+    ``players`` None means the move names no player who must be entitled (the table records it)."""
+    if engine.outcome(state)["status"] == "finished":
+        return {}
+    actors = _hook(engine, "actors", default_actors)
+    choices = getattr(engine, "choices", None)
+    found = {}
+    for kind in engine.PHASES.get(state.get("phase"), ()):
+        who = actors(state, kind) if engine.MOVES[kind].actor else None
+        if who is not None and not who:
+            continue
+        entry: dict[str, Any] = {"players": who}
+        values = choices(state, kind) if choices else {}
+        if values is None:
+            continue
+        if values:
+            entry["choices"] = values
+        found[kind] = entry
+    return found
+
+
+def bind(module_name: str):
+    """``apply`` and ``allowed`` for the engine module ``module_name`` (looked up when called, so
+    an engine can bind at import time, before its own module object is complete)."""
+
+    def apply(state: dict, move: Any) -> dict:
+        return apply_move(sys.modules[module_name], state, move)
+
+    def allowed(state: dict) -> dict:
+        return allowed_moves(sys.modules[module_name], state)
+
+    return apply, allowed
+
+
+def public_state(engine, state: dict) -> dict:
+    """The public state of a game in one vocabulary: the engine's own view, then ``phase``,
+    ``round``, ``events``, ``outcome`` (and ``status``/``winners`` from it) and ``allowed``."""
+    view = engine.public_view(state)
+    result = engine.outcome(state)
+    view.update(phase=state.get("phase"), round=view.get("round", state.get("round")),
+                events=list(state.get("events") or []), status=result["status"],
+                winners=list(result["winners"]), outcome=result, allowed=allowed_moves(engine, state))
+    return view
 
 
 def next_state(state: dict) -> dict:
@@ -76,10 +268,7 @@ class Judge:
 
 
 # ---------------------------------------------------------------- input helpers
-# Engines validate moves themselves (the shape of a move depends on its type), with these.
-
-_TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "an object", bool: "true or false"}
-
+# For what the declared fields do not cover: verdict requests, options, nested shapes.
 
 def check_keys(obj: dict, allowed: set[str] | frozenset[str], what: str = "move") -> None:
     if not isinstance(obj, dict):
@@ -99,15 +288,7 @@ def get_field(obj: dict, key: str, kind: type | tuple, required: bool = True, de
     value = obj[key]
     if value is None and nullable:
         return None
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(value, bool) and bool not in kinds:
-        ok = False
-    else:
-        ok = isinstance(value, kinds)
-    if not ok:
-        names = " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
-        raise InvalidInput(f"Field '{key}' must be {names}.")
-    return value
+    return check_type(key, value, kind)
 
 
 def get_int(obj: dict, key: str, lo: int | None = None, hi: int | None = None, required: bool = True,
@@ -126,22 +307,6 @@ def get_choice(obj: dict, key: str, choices, required: bool = True, default: Any
     if key in obj and value not in choices:
         raise InvalidInput(f"Field '{key}' must be one of: {', '.join(map(str, choices))}.")
     return value
-
-
-def move_type(move: Any, types) -> str:
-    if not isinstance(move, dict):
-        raise InvalidInput("A move must be a JSON object.")
-    kind = get_field(move, "type", str)
-    if kind not in types:
-        raise InvalidInput(f"Unknown move type '{kind}'. This game knows: {', '.join(types)}.")
-    return kind
-
-
-def get_player(state: dict, move: dict, key: str = "player") -> str:
-    name = get_field(move, key, str)
-    if name not in state["players"]:
-        raise InvalidInput(f"'{name}' is not a player in this game.")
-    return name
 
 
 # ---------------------------------------------------------------- setup helpers

@@ -25,9 +25,10 @@ from typing import Any
 
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, check_keys, check_players, get_choice, get_field, get_int,
-    get_player, left_of, move_type, next_state, resolve_options,
+    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_field, in_progress,
+    left_of, resolve_options,
 )
+from referee.rules.fields import Card, Choice, Int, Player, Shaped
 
 NAME = "nines"
 TITLE = "Nines"
@@ -39,24 +40,13 @@ COLUMNS = ((0, 3, 6), (1, 4, 7), (2, 5, 8))
 FACE_UP_AT_DEAL = 3  # N9-2
 
 OPTIONS = {
-    "decks": {"default": None,
+    "decks": {"default": None, "schema": {"type": "integer", "minimum": 2, "maximum": 20},
               "description": "Standard decks with two Jokers each: default 2 for 2-3 players, 3 for 4-6, "
                              "one more for every three further players; the table may choose more (N9-1)."},
-    "target": {"default": 100,
+    "target": {"default": 100, "schema": {"type": "integer", "minimum": 1, "maximum": 100000},
                "description": "The game ends after the first hand at whose end a total reaches this (N9-7)."},
-    "dealer": {"default": None,
+    "dealer": {"default": None, "schema": {"type": "string"},
                "description": "The first hand's dealer; default the last player listed (G-2)."},
-}
-MOVES = {
-    "deal": '{"type": "deal", "discard": code, "revealed": {name: {position: code, ...}}}: each player\'s '
-            "three face-up cards (positions 0-8, row by row) and the first discard (N9-2).",
-    "turn": '{"type": "turn", "player", "source": "stock"|"discard", "card", "position": 0-8|null, '
-            '"replaced"}: the card taken, where it went (null: discarded), and the card it replaced when '
-            "that position was face down (N9-3).",
-    "reveal": '{"type": "reveal", "player", "grid": [9 codes]}: once someone is done, each other player\'s '
-              "full grid, agreeing with every card already known (N9-4).",
-    "hand_result": '{"type": "hand_result", "grids": {name: [9 codes]}}: a whole hand scored from the final '
-                   "grids, recorded instead of its deal and turns (N9-5, N9-6).",
 }
 RULINGS = {
     "G-1": "Players are listed in seat order; a player's left is the next one in the list.",
@@ -213,15 +203,6 @@ def _start_hand(state: dict) -> None:
 
 # ---------------------------------------------------------------- moves
 
-def apply(state: dict, move: dict) -> dict:
-    kind = move_type(move, MOVES)
-    if state["phase"] == "finished":
-        raise IllegalMove("N9-7", "The game is over: a total reached the target.")
-    new = next_state(state)
-    _HANDLERS[kind](new, move)
-    return new
-
-
 def _copies(decks: int):
     return lambda card: decks * (2 if card == JOKER else 1)
 
@@ -234,25 +215,30 @@ def _check_accounting(state: dict) -> None:
     check_copies(seen, _copies(state["options"]["decks"]), rule="N9-1")
 
 
-def _deal(state: dict, move: dict) -> None:
-    check_keys(move, {"type", "discard", "revealed", "player"})
-    if state["phase"] != "deal":
-        raise IllegalMove("N9-2", f"Hand {state['hand']} has already been dealt.")
-    if "player" in move:
-        get_player(state, move)  # whoever records the deal at the table (G-2: the service never deals)
-    discard = _card(get_field(move, "discard", str))
-    revealed = get_field(move, "revealed", dict)
-    grids = {p: [None] * CELLS for p in state["players"]}
-    for name, cells in revealed.items():
+def _read_revealed(value: Any, state: dict) -> dict[str, dict[int, str]]:
+    """``{name: {position: code}}``: each player's face-up cards at the deal (N9-2)."""
+    revealed = {}
+    for name, cells in get_field({"revealed": value}, "revealed", dict).items():
         if name not in state["players"]:
             raise InvalidInput(f"'{name}' is not a player in this game.")
         if not isinstance(cells, dict):
             raise InvalidInput(f"'revealed' for {name} must be an object of position: card.")
+        placed: dict[int, str] = {}
         for key, code in cells.items():
             position = _position_key(key, name)
-            if grids[name][position] is not None:
+            if position in placed:
                 raise InvalidInput(f"Position {position} for {name} is given twice.")
-            grids[name][position] = _card(code)
+            placed[position] = _card(code)
+        revealed[name] = placed
+    return revealed
+
+
+def _deal(state: dict, move: dict) -> None:
+    revealed = move["revealed"]
+    grids = {p: [None] * CELLS for p in state["players"]}
+    for name, cells in revealed.items():
+        for position, card in cells.items():
+            grids[name][position] = card
         if len(cells) != FACE_UP_AT_DEAL:
             raise IllegalMove("N9-2", f"{name} turns exactly three cards face up at the deal, not {len(cells)}.")
     missing = [p for p in state["players"] if p not in revealed]
@@ -263,7 +249,7 @@ def _deal(state: dict, move: dict) -> None:
     state.update({
         "phase": "play",
         "grids": grids,
-        "discard_pile": [discard],
+        "discard_pile": [move["discard"]],
         "stock": CARDS_PER_DECK * state["options"]["decks"] - CELLS * n - 1,
         "to_play": left_of(state["players"], state["dealer"]),  # N9-8
     })
@@ -271,14 +257,8 @@ def _deal(state: dict, move: dict) -> None:
 
 
 def _turn(state: dict, move: dict) -> None:
-    check_keys(move, {"type", "player", "source", "card", "position", "replaced"})
-    player = get_player(state, move)
-    source = get_choice(move, "source", ("stock", "discard"))
-    card = _card(get_field(move, "card", str))
-    position = get_int(move, "position", 0, CELLS - 1, required=False, nullable=True)
-    replaced = move.get("replaced")
-    replaced = None if replaced is None else _card(replaced)
-    _check_turn_allowed(state, player)
+    player, source, card = move["player"], move["source"], move["card"]
+    position, replaced = move.get("position"), move.get("replaced")
     pile, grid = state["discard_pile"], state["grids"][player]
     # N9-3: take the top card of one pile.
     if source == "stock":
@@ -311,30 +291,6 @@ def _turn(state: dict, move: dict) -> None:
     _reshuffle_if_empty(state)
     state["turns"] = state.get("turns", 0) + 1
     _after_turn(state, player)
-
-
-def _check_turn_allowed(state: dict, player: str) -> None:
-    phase = state["phase"]
-    if phase == "deal":
-        raise IllegalMove("N9-2", f"Hand {state['hand']} has not been dealt yet: {state['dealer']} records the deal.")
-    if phase == "reveal":
-        raise IllegalMove("N9-4", f"{state['done']} is done: first every other player turns all their cards "
-                                  f"face up (still to reveal: {', '.join(state['reveals_pending'])}).",
-                          legal=list(state["reveals_pending"]))
-    if player == state["to_play"]:
-        return
-    if phase == "final":
-        if player == state["done"]:
-            raise IllegalMove("N9-4", f"{player} is done and has no more turns this hand.",
-                              legal=[state["to_play"]])
-        if player not in state["final_order"]:
-            raise IllegalMove("N9-4", f"{player} has had their last turn of this hand.", legal=[state["to_play"]])
-        raise IllegalMove("N9-4", f"Final turns go from {state['done']}'s left: it is {state['to_play']}'s turn.",
-                          legal=[state["to_play"]])
-    if state.get("turns", 0) == 0:
-        raise IllegalMove("N9-8", f"The player to {state['dealer']}'s left plays first: {state['to_play']}.",
-                          legal=[state["to_play"]])
-    raise IllegalMove("G-1", f"It is {state['to_play']}'s turn (play passes left).", legal=[state["to_play"]])
 
 
 def _replaced_card(grid: list, position: int, replaced: str | None) -> str:
@@ -378,14 +334,7 @@ def _after_turn(state: dict, player: str) -> None:
 
 
 def _reveal(state: dict, move: dict) -> None:
-    check_keys(move, {"type", "player", "grid"})
-    player = get_player(state, move)
-    grid = parse_grid(get_field(move, "grid", list))
-    if state["phase"] != "reveal":
-        raise IllegalMove("N9-4", "Grids are revealed only once a player is done, before the final turns.")
-    if player not in state["reveals_pending"]:
-        why = "is done" if player == state["done"] else "has already revealed"
-        raise IllegalMove("N9-4", f"{player} {why}: their grid is face up.", legal=list(state["reveals_pending"]))
+    player, grid = move["player"], move["grid"]
     for position, known in enumerate(state["grids"][player]):
         if known is not None and grid[position] != known:
             raise IllegalMove("N9-4", f"{player}'s position {position} is face up as {known}, not {grid[position]}.")
@@ -399,26 +348,24 @@ def _reveal(state: dict, move: dict) -> None:
         state["to_play"] = state["final_order"][0]
 
 
-def _hand_result(state: dict, move: dict) -> None:
-    check_keys(move, {"type", "grids"})
-    given = get_field(move, "grids", dict)
+def _read_grids(value: Any, state: dict) -> dict[str, list[str]]:
+    given = get_field({"grids": value}, "grids", dict)
     grids = {}
-    for name, value in given.items():
+    for name, grid in given.items():
         if name not in state["players"]:
             raise InvalidInput(f"'{name}' is not a player in this game.")
-        grids[name] = parse_grid(value, what=f"grids.{name}")
-    if state["phase"] != "deal":
-        raise IllegalMove("N9-4", f"Hand {state['hand']} is being played move by move: it is scored when "
-                                  f"its final turns are over.")
+        grids[name] = parse_grid(grid, what=f"grids.{name}")
+    return grids
+
+
+def _hand_result(state: dict, move: dict) -> None:
+    grids = move["grids"]
     missing = [p for p in state["players"] if p not in grids]
     if missing:
         raise IllegalMove("N9-2", f"Every player's grid is needed; missing: {', '.join(missing)}.", legal=missing)
     seen = [c for grid in grids.values() for c in grid]
     check_copies(seen, _copies(state["options"]["decks"]), rule="N9-1")
     _score_hand(state, {p: grids[p] for p in state["players"]})
-
-
-_HANDLERS = {"deal": _deal, "turn": _turn, "reveal": _reveal, "hand_result": _hand_result}
 
 
 # ---------------------------------------------------------------- end of a hand, end of the game
@@ -458,13 +405,11 @@ def standings(state: dict) -> dict:
 def public_view(state: dict) -> dict:
     pile = state["discard_pile"]
     return {
-        "status": "finished" if state["phase"] == "finished" else "in_progress",
         "round": state["hand"],
+        "round_label": "hand",
         "hand": state["hand"],
-        "phase": state["phase"],
         "to_play": state["to_play"],
         "standings": standings(state),
-        "winners": list(state["winners"]),
         "rounds": copy.deepcopy(state["rounds"]),
         "grids": copy.deepcopy(state["grids"]),
         "discard_top": pile[-1] if pile else None,
@@ -472,13 +417,127 @@ def public_view(state: dict) -> dict:
         "stock": state["stock"],
         "reshuffles": state["reshuffles"],
         "done": state["done"],
-        "final_turns_left": len(state["final_order"]),
-        "final_order": list(state["final_order"]),
+        "final_turns_left": list(state["final_order"]),  # N9-4: who still has a final turn, in order
         "reveals_pending": list(state["reveals_pending"]),
         "dealer": state["dealer"],
         "decks": state["options"]["decks"],
         "target": state["options"]["target"],
     }
+
+
+def outcome(state: dict):
+    if state["phase"] == "finished":
+        return finished(state["winners"], "A total reached the target at the end of a hand; the lowest "
+                                          "total wins.", "N9-7")
+    return in_progress()
+
+
+# ---------------------------------------------------------------- who may move, and with what
+
+PHASES = {"deal": ("deal", "hand_result"), "play": ("turn",), "reveal": ("reveal",), "final": ("turn",),
+          "finished": ()}
+
+
+def actors(state: dict, kind: str) -> list[str] | None:
+    if kind == "reveal":
+        return list(state["reveals_pending"])  # N9-4: in any order
+    return [state["to_play"]] if state["to_play"] else []
+
+
+def refuse_phase(state: dict, kind: str) -> IllegalMove:
+    phase = state["phase"]
+    if kind == "turn" and phase == "deal":
+        return IllegalMove("N9-2", f"Hand {state['hand']} has not been dealt yet: {state['dealer']} records "
+                                   "the deal.")
+    if kind == "turn":
+        return IllegalMove("N9-4", f"{state['done']} is done: first every other player turns all their cards "
+                                   f"face up (still to reveal: {', '.join(state['reveals_pending'])}).",
+                           legal=list(state["reveals_pending"]))
+    if kind == "deal":
+        return IllegalMove("N9-2", f"Hand {state['hand']} has already been dealt.")
+    if kind == "reveal":
+        return IllegalMove("N9-4", "Grids are revealed only once a player is done, before the final turns.")
+    return IllegalMove("N9-4", f"Hand {state['hand']} is being played move by move: it is scored when its "
+                               "final turns are over.")
+
+
+def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
+    if kind == "reveal":
+        why = "is done" if player == state["done"] else "has already revealed"
+        return IllegalMove("N9-4", f"{player} {why}: their grid is face up.", legal=list(state["reveals_pending"]))
+    to_play = [state["to_play"]]
+    if state["phase"] == "final":
+        if player == state["done"]:
+            return IllegalMove("N9-4", f"{player} is done and has no more turns this hand.", legal=to_play)
+        if player not in state["final_order"]:
+            return IllegalMove("N9-4", f"{player} has had their last turn of this hand.", legal=to_play)
+        return IllegalMove("N9-4", f"Final turns go from {state['done']}'s left: it is {state['to_play']}'s "
+                                   "turn.", legal=to_play)
+    if state.get("turns", 0) == 0:
+        return IllegalMove("N9-8", f"The player to {state['dealer']}'s left plays first: {state['to_play']}.",
+                           legal=to_play)
+    return IllegalMove("G-1", f"It is {state['to_play']}'s turn (play passes left).", legal=to_play)
+
+
+def choices(state: dict, kind: str) -> dict:
+    """N9-3: a turn takes the top of a pile (the stock only while it holds cards) and puts the card
+    at any grid position, or discards it (null); ``face_down`` are the positions whose card the
+    move must name in ``replaced``."""
+    if kind != "turn":
+        return {}
+    grid = state["grids"][state["to_play"]]
+    sources = (["stock"] if state["stock"] else []) + ["discard"]
+    return {"source": sources, "position": [*range(CELLS), None],
+            "face_down": [i for i, card in enumerate(grid) if card is None]}
+
+
+def _says_turn(move: dict, show=str) -> str:
+    if move.get("position") is None:
+        where = "discards it"
+    else:
+        where = f"puts it at {move.get('position')}"
+        if move.get("replaced"):
+            where += f", turning up {show(move['replaced'])}"
+    return f"{move.get('player')} takes {show(move.get('card'))} from the {move.get('source')} and {where}"
+
+
+_POSITIONS = {"type": "object", "additionalProperties": {"type": "string"}, "description": "Position (\"0\"-\"8\"): card.",
+              "example": {"0": "5H", "4": "KS", "8": "X"}}
+_GRID = {"description": "9 card codes row by row, or 3 rows of 3.",
+         "oneOf": [{"type": "array", "minItems": 9, "maxItems": 9, "items": {"type": "string"}},
+                   {"type": "array", "minItems": 3, "maxItems": 3,
+                    "items": {"type": "array", "minItems": 3, "maxItems": 3, "items": {"type": "string"}}}]}
+MOVES = {
+    "deal": Move(
+        _deal, (Player("player", required=False, description="Whoever records the deal (G-2: the service "
+                                                              "never deals)."),
+                Card("discard", read=_card, example="7D"),
+                Shaped("revealed", shape={"type": "object", "additionalProperties": _POSITIONS,
+                                          "description": "Each player's three face-up cards: {name: {position "
+                                                         "0-8: card}}."}, read=_read_revealed)),
+        "Each player's three face-up cards (positions 0-8, row by row) and the first discard.", ("N9-2",),
+        label="Deal", says=lambda move, show: f"Deal: first discard {show(move.get('discard'))}", actor=None),
+    "turn": Move(
+        _turn, (Player("player"), Choice("source", choices=("stock", "discard")), Card("card", read=_card, example="QH"),
+                Int("position", lo=0, hi=CELLS - 1, required=False, nullable=True,
+                    description="Where the card goes, 0-8 row by row; null: it is discarded."),
+                Card("replaced", read=_card, required=False, nullable=True,
+                     description="The card that the position held face down (it is discarded face up).")),
+        "The card taken, where it went (null: discarded), and the card it replaced when that position was "
+        "face down.", ("N9-3", "N9-4", "N9-8"), label="Take a card", says=_says_turn),
+    "reveal": Move(
+        _reveal, (Player("player"), Shaped("grid", shape=_GRID, read=lambda value, state: parse_grid(value))),
+        "Once someone is done, each other player's full grid, agreeing with every card already known.",
+        ("N9-4",), label="Reveal a grid", says="{player} reveals their grid"),
+    "hand_result": Move(
+        _hand_result, (Shaped("grids", shape={"type": "object", "additionalProperties": _GRID,
+                                              "description": "Every player's final grid: {name: grid}."},
+                              read=_read_grids),),
+        "A whole hand scored from the final grids, recorded instead of its deal and turns.", ("N9-5", "N9-6"),
+        label="Hand result", says="Hand result from the final grids", actor=None),
+}
+
+apply, allowed = bind(__name__)
 
 
 # ---------------------------------------------------------------- dispute verdict

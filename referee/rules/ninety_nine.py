@@ -5,26 +5,22 @@ from dataclasses import dataclass, field
 
 from referee.cards import parse_standard, rank_of
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, check_keys, check_players, get_choice, get_field, get_int,
-    get_player, move_type, next_state, resolve_options,
+    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_choice,
+    get_field, get_int, in_progress, resolve_options,
 )
+from referee.rules.fields import Card, Player, Shaped
 
 NAME = "ninety-nine"
 TITLE = "Ninety-nine"
 PLAYERS = (2, 16)
 HAND = 3  # N99-2: three cards each
 OPTIONS = {
-    "tokens": {"default": 9, "description": "Tokens each player starts with (N99-1)."},
-    "decks": {"default": None, "description": "1 or 2 standard decks; default 2 with more than five "
-                                              "players, else 1 (N99-1)."},
-    "first_player": {"default": None, "description": "Who plays first in round 1; default the first "
-                                                     "player listed (N99-2)."},
-}
-MOVES = {
-    "play": 'Play a card: {"type": "play", "player", "card", "value"}; value only for 10 (10 or -10) '
-            "and A (1 or 11).",
-    "missed_draw": 'The player forgot to draw after playing and keeps one card fewer: '
-                   '{"type": "missed_draw", "player"} (N99-7).',
+    "tokens": {"default": 9, "schema": {"type": "integer", "minimum": 1, "maximum": 99},
+               "description": "Tokens each player starts with (N99-1)."},
+    "decks": {"default": None, "schema": {"type": "integer", "enum": [1, 2]},
+              "description": "1 or 2 standard decks; default 2 with more than five players, else 1 (N99-1)."},
+    "first_player": {"default": None, "schema": {"type": "string"},
+                     "description": "Who plays first in round 1; default the first player listed (N99-2)."},
 }
 RULINGS = {
     "G-1": "Players are listed in seat order; clockwise is the order of the list.",
@@ -42,6 +38,7 @@ RULINGS = {
     "N99-8": "When the draw pile runs out the played cards but the top one are reshuffled; the total stays.",
 }
 LIMITS = (33, 66)
+DECLARED = {"10": (10, -10), "A": (1, 11)}  # N99-3: the values a 10 and an A may be declared as
 TARGET = 99
 
 
@@ -71,7 +68,7 @@ class Effect:
 def card_value(card: str, value: int | None) -> int | None:
     """The declared value for a 10 or an A, checked (N99-3); None for every other card."""
     rank = rank_of(card)
-    choices = {"10": (10, -10), "A": (1, 11)}.get(rank)
+    choices = DECLARED.get(rank)
     if choices is None:
         if value is not None:
             raise IllegalMove("N99-3", f"{card} has a fixed value: do not declare one.")
@@ -180,6 +177,7 @@ def _start_round(state: dict, starter: str) -> None:
     active = _active(state)
     state.update(
         round=state["round"] + 1,
+        phase="play",
         total=0,
         direction="clockwise",
         to_play=starter,
@@ -209,33 +207,8 @@ def _seat_after(state: dict, name: str, direction: str) -> str:
 
 # ---------------------------------------------------------------- moves
 
-def apply(state: dict, move: dict) -> dict:
-    kind = move_type(move, MOVES)
-    if state["winners"]:
-        raise IllegalMove("N99-6", f"The game is over: {state['winners'][0]} won it.")
-    state = next_state(state)
-    state["events"] = []
-    if kind == "play":
-        _play(state, move)
-    else:
-        _missed_draw(state, move)
-    return state
-
-
-def _check_in_game(state: dict, player: str) -> None:
-    if player in state["out"]:
-        raise IllegalMove("N99-6", f"{player} is out of the game.")
-
-
 def _play(state: dict, move: dict) -> None:
-    check_keys(move, {"type", "player", "card", "value"})
-    player = get_player(state, move)
-    card = parse_standard(get_field(move, "card", str))
-    value = move.get("value")  # checked with the card (N99-3), after the turn
-    _check_in_game(state, player)
-    if player != state["to_play"]:
-        raise IllegalMove("N99-2", f"It is {state['to_play']}'s turn, not {player}'s.",
-                          legal=state["to_play"])
+    player, card, value = move["player"], move["card"], move.get("value")
     copies = state["options"]["decks"]
     if state["pile"].count(card) >= copies:
         raise IllegalMove("N99-8", f"{card} cannot be played: every copy of it ({copies}) is already "
@@ -303,6 +276,7 @@ def _game_over(state: dict) -> bool:
         return False
     state["winners"] = active
     state["to_play"] = None
+    state["phase"] = "finished"
     _record_round(state, ended_by=None)
     _event(state, "N99-6", f"{active[0]} is the last player in and wins the game")
     return True
@@ -350,18 +324,8 @@ def _check_empty_hand(state: dict) -> None:
 
 
 def _missed_draw(state: dict, move: dict) -> None:
-    check_keys(move, {"type", "player"})
-    player = get_player(state, move)
-    _check_in_game(state, player)
-    if player not in state["played_this_round"]:
-        raise IllegalMove("N99-7", f"{player} has not played a card this round, so cannot have "
-                                   "forgotten to draw.")
-    if state["hand_sizes"][player] == 0:
-        raise IllegalMove("N99-7", f"{player} has no card left in hand.")
-    missed = state.setdefault("missed_draws", {})
-    if missed.get(player, 0) >= state["played_this_round"].count(player):
-        raise IllegalMove("N99-7", f"{player} has played {state['played_this_round'].count(player)} "
-                                   f"card(s) this round and already missed as many draws.")
+    player = move["player"]
+    missed = state["missed_draws"]
     missed[player] = missed.get(player, 0) + 1
     state["hand_sizes"][player] -= 1
     state["draw_pile"] += 1  # the card was never taken
@@ -408,7 +372,6 @@ def standings(state: dict) -> dict[str, int]:
 
 def public_view(state: dict) -> dict:
     return {
-        "status": "finished" if state["winners"] else "in_progress",
         "round": state["round"],
         "to_play": state["to_play"],
         "total": state["total"],
@@ -418,11 +381,74 @@ def public_view(state: dict) -> dict:
         "out": list(state["out"]),
         "hand_sizes": dict(state["hand_sizes"]),
         "draw_pile": state["draw_pile"],
-        "events": list(state["events"]),
         "standings": standings(state),
-        "winners": list(state["winners"]),
         "rounds": state["rounds"],
     }
+
+
+def outcome(state: dict):
+    if state["winners"]:
+        return finished(state["winners"], f"{state['winners'][0]} won it: the last player in.", "N99-6")
+    return in_progress()
+
+
+# ---------------------------------------------------------------- who may move, and with what
+
+PHASES = {"play": ("play", "missed_draw")}
+
+
+def _may_miss_draw(state: dict, player: str) -> str | None:
+    """Why ``player`` cannot record a missed draw now (N99-7), or None when they can."""
+    if player in state["out"]:
+        return f"{player} is out of the game."
+    played = state["played_this_round"].count(player)
+    if not played:
+        return f"{player} has not played a card this round, so cannot have forgotten to draw."
+    if state["hand_sizes"][player] == 0:
+        return f"{player} has no card left in hand."
+    if state["missed_draws"].get(player, 0) >= played:
+        return f"{player} has played {played} card(s) this round and already missed as many draws."
+    return None
+
+
+def actors(state: dict, kind: str) -> list[str]:
+    if kind == "play":
+        return [state["to_play"]] if state["to_play"] else []
+    return [p for p in state["players"] if _may_miss_draw(state, p) is None]
+
+
+def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
+    if player in state["out"]:
+        return IllegalMove("N99-6", f"{player} is out of the game.")
+    if kind == "play":
+        return IllegalMove("N99-2", f"It is {state['to_play']}'s turn, not {player}'s.", legal=state["to_play"])
+    return IllegalMove("N99-7", _may_miss_draw(state, player))
+
+
+def choices(state: dict, kind: str) -> dict:
+    """N99-3: the values a 10 or an A may be declared as (every other card has a fixed value)."""
+    return {"value": {rank: list(values) for rank, values in DECLARED.items()}} if kind == "play" else {}
+
+
+def _says_play(move: dict, show=str) -> str:
+    value = f" as {move['value']:+d}" if type(move.get("value")) is int else ""
+    return f"{move.get('player')} plays {show(move.get('card'))}{value}"
+
+
+MOVES = {
+    "play": Move(
+        _play, (Player("player"), Card("card", read=parse_standard, example="KS"),
+                Shaped("value", required=False, nullable=True, shape={"type": "integer", "enum": [-10, 1, 10, 11]},
+                       description="Only for a 10 (10 or -10) or an A (1 or 11), N99-3.")),
+        "Play a card on the pile; a 10 or an A declares its value.", ("N99-2", "N99-3", "N99-5"),
+        label="Play a card", says=_says_play),
+    "missed_draw": Move(
+        _missed_draw, (Player("player"),),
+        "The player forgot to draw after playing and keeps one card fewer for the rest of the round.",
+        ("N99-7",), label="Forgot to draw", says="{player} forgot to draw"),
+}
+
+apply, allowed = bind(__name__)
 
 
 # ---------------------------------------------------------------- dispute verdict

@@ -20,9 +20,10 @@ from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    IllegalMove, Judge, check_keys, check_players, get_choice, get_field, get_int, get_player,
-    move_type, next_state, player_option, resolve_options,
+    IllegalMove, Judge, Move, bind, check_keys, check_players, finished, get_field, in_progress, player_option,
+    resolve_options,
 )
+from referee.rules.fields import Card, Choice, Int, Player
 
 NAME = "xix"
 TITLE = "XIX"
@@ -39,20 +40,10 @@ SOURCES = ("closed", "open")
 
 OPTIONS = {
     "first_leader": {
-        "default": None,
+        "default": None, "schema": {"type": "string"},
         "description": "Who leads the first trick (X19-1, the table's choice); "
                        "default: the first player listed (G-2).",
     },
-}
-
-MOVES = {
-    "play": "Lead or follow a trick: {player, card 1-18, from: closed|open} (X19-2, X19-7).",
-    "decide": "After receiving a strike: {player, choice: raise|abandon} (X19-3); "
-              "a third strike abandons by itself.",
-    "draft": "One pick of the draft into the picker's open hand: {player, card}; "
-             "the exchange's loser picks first, then picks alternate (X19-6).",
-    "trade": "The loser's trade with the strike row: {player, card, from: closed|open, slot 0-4, "
-             "strike_card: the slot's card, or null for a face-down card left unnamed} (X19-6).",
 }
 
 RULINGS = {
@@ -158,60 +149,9 @@ def _card(obj: dict, key: str, nullable: bool = False) -> int | None:
     return None if value is None else parse_xix(value)
 
 
-def _parse(state: dict, move: Any) -> dict:
-    """Check the move's shape and return it clean (InvalidInput on anything malformed)."""
-    kind = move_type(move, MOVES)
-    fields = {"play": {"card", "from"}, "decide": {"choice"}, "draft": {"card"},
-              "trade": {"card", "from", "slot", "strike_card"}}[kind]
-    check_keys(move, fields | {"type", "player"})
-    clean = {"type": kind, "player": get_player(state, move)}
-    if "card" in fields:
-        clean["card"] = _card(move, "card")
-    if "from" in fields:
-        clean["from"] = get_choice(move, "from", SOURCES)
-    if kind == "decide":
-        clean["choice"] = get_choice(move, "choice", ("raise", "abandon"))
-    if kind == "trade":
-        clean["slot"] = get_int(move, "slot", 0, ROW_SIZE - 1)
-        clean["strike_card"] = _card(move, "strike_card", nullable=True) if "strike_card" in move else None
-    return clean
-
-
-# ------------------------------------------------------------------ apply
-
-def apply(state: dict, move: Any) -> dict:
-    clean = _parse(state, move)
-    if state["phase"] == "finished":
-        raise IllegalMove("X19-5", f"The game is over: {state['end']['detail']}")
-    new = next_state(state)
-    _HANDLERS[clean["type"]](new, clean)
-    return new
-
-
 def _other(state: dict, name: str) -> str:
     first, second = state["players"]
     return second if name == first else first
-
-
-def _require_phase(state: dict, phase: str, move: dict) -> None:
-    if state["phase"] == phase:
-        return
-    now = {
-        "trick": ("X19-2", f"A trick is being played: {state['to_play']} is to play a card."),
-        "decision": ("X19-3", f"{state['to_play']} received a strike and must first choose to raise or abandon."),
-        "draft": ("X19-6", f"The exchange is over and its cards are being drafted: {state['to_play']} picks next."),
-        "trade": ("X19-6", f"{state['to_play']} must first trade a card with the strike row."),
-    }[state["phase"]]
-    # a decision is always about X19-3, the draft and the trade about X19-6; a play out of
-    # time cites what the table must do first
-    rule = {"decide": "X19-3", "draft": "X19-6", "trade": "X19-6"}.get(move["type"], now[0])
-    raise IllegalMove(rule, f"A '{move['type']}' move is not possible now. {now[1]}",
-                      legal={"phase": state["phase"], "to_play": state["to_play"]})
-
-
-def _require_turn(state: dict, player: str, rule: str, why: str) -> None:
-    if player != state["to_play"]:
-        raise IllegalMove(rule, f"It is not {player}'s turn: {why}", legal={"to_play": state["to_play"]})
 
 
 # ---- where a card is known to be (X19-7)
@@ -260,10 +200,6 @@ def _take_from_hand(state: dict, name: str, card: int, source: str) -> None:
 # ---- play and the end of a trick (X19-2, X19-3)
 
 def _play(state: dict, move: dict) -> None:
-    _require_phase(state, "trick", move)
-    role = "lead" if not state["trick"] else "follow"
-    _require_turn(state, move["player"], "X19-2",
-                  f"{state['to_play']} is to {role} (the taker of the last trick leads the next).")
     _take_from_hand(state, move["player"], move["card"], move["from"])
     state["trick"].append({"player": move["player"], "card": move["card"]})
     state["exchange_cards"].append(move["card"])
@@ -282,6 +218,8 @@ def _finish_trick(state: dict) -> None:
     state["trick"] = []
     state["leader"] = taker                       # X19-2: the taker leads next, across exchanges
     state["strikes"][struck] += 1                 # X19-3
+    _event(state, "X19-2", f"{taker} takes the trick: {_trick_explanation(lead['card'], follow['card'])}")
+    _event(state, "X19-3", f"{struck} receives strike {state['strikes'][struck]}.")
     if state["strikes"][struck] >= STRIKES_OUT:   # X19-3: the third strike forces abandon
         _end_exchange(state, winner=taker, how="third strike")
     else:
@@ -290,8 +228,6 @@ def _finish_trick(state: dict) -> None:
 
 
 def _decide(state: dict, move: dict) -> None:
-    _require_phase(state, "decision", move)
-    _require_turn(state, move["player"], "X19-3", f"{state['to_play']} received the strike and decides.")
     if move["choice"] == "raise":
         state["phase"] = "trick"
         state["to_play"] = state["leader"]
@@ -323,6 +259,7 @@ def _end_exchange(state: dict, winner: str, how: str) -> None:
         "stakes": stakes,
         "tricks": deepcopy(state["tricks"]),
     })
+    _event(state, "X19-4", f"{winner} {detail[0].lower()}{detail[1:]}")
     if _game_over(state):
         return
     state["phase"] = "draft"                      # X19-6: the loser picks first
@@ -346,15 +283,17 @@ def _game_over(state: dict) -> bool:
     state["winners"] = [winner]
     state["end"] = {"rule": "X19-5", "reason": "exactly 19 awarded" if awarded == TARGET else "19 or more",
                     "winner": winner, "detail": detail}
+    _event(state, "X19-5", f"The game is over: {detail}")
     return True
+
+
+def _event(state: dict, rule: str, text: str) -> None:
+    state["events"].append({"text": text, "rule": rule})
 
 
 # ---- the draft and the trade (X19-6)
 
 def _draft(state: dict, move: dict) -> None:
-    _require_phase(state, "draft", move)
-    _require_turn(state, move["player"], "X19-6",
-                  f"the loser of the exchange picks first and picks alternate; {state['to_play']} picks now.")
     pool = state["exchange_cards"]
     if move["card"] not in pool:
         raise IllegalMove("X19-6", f"{move['card']} is not among the cards left to draft.", legal=sorted(pool))
@@ -368,12 +307,10 @@ def _draft(state: dict, move: dict) -> None:
 
 
 def _trade(state: dict, move: dict) -> None:
-    _require_phase(state, "trade", move)
     name, card, index = move["player"], move["card"], move["slot"]
-    _require_turn(state, name, "X19-6", f"only the loser of the exchange, {state['to_play']}, trades.")
     _take_from_hand(state, name, card, move["from"])
     slot = state["strike_row"][index]
-    taken = _strike_card(state, slot, index, move["strike_card"], card)
+    taken = _strike_card(state, slot, index, move.get("strike_card"), card)
     if slot["face"] == "up":                      # a face-up strike card joins the open hand
         _add_open(state, name, taken)
     else:                                         # a face-down one joins the closed hand
@@ -414,9 +351,6 @@ def _next_exchange(state: dict) -> None:
     state["to_play"] = state["leader"]            # X19-2: the last trick's taker leads
 
 
-_HANDLERS = {"play": _play, "decide": _decide, "draft": _draft, "trade": _trade}
-
-
 # ------------------------------------------------------------------ views
 
 def standings(state: dict) -> dict:
@@ -433,13 +367,11 @@ def public_view(state: dict) -> dict:
         visible.update(state["open_hands"][name])
     visible.update(s["card"] for s in state["strike_row"] if s["face"] == "up")
     return {
-        "status": "finished" if state["phase"] == "finished" else "in_progress",
         "round": state["exchange"],
+        "round_label": "exchange",
         "to_play": state["to_play"],
         "standings": standings(state),
-        "winners": list(state["winners"]),
         "rounds": deepcopy(state["rounds"]),
-        "phase": state["phase"],
         "exchange": state["exchange"],
         "leader": state["leader"],
         "trick": deepcopy(state["trick"]),
@@ -457,3 +389,92 @@ def public_view(state: dict) -> dict:
         "unseen": [c for c in DECK if c not in visible],
         "end": deepcopy(state["end"]),
     }
+
+
+def outcome(state: dict):
+    if state["phase"] == "finished":
+        return finished(state["winners"], state["end"]["detail"], "X19-5")
+    return in_progress()
+
+
+# ------------------------------------------------------------------ who may move, and with what
+
+PHASES = {"trick": ("play",), "decision": ("decide",), "draft": ("draft",), "trade": ("trade",), "finished": ()}
+_NOW = {  # what the table must do in each phase, and the ruling that says so
+    "trick": ("X19-2", "A trick is being played: {} is to play a card."),
+    "decision": ("X19-3", "{} received a strike and must first choose to raise or abandon."),
+    "draft": ("X19-6", "The exchange is over and its cards are being drafted: {} picks next."),
+    "trade": ("X19-6", "{} must first trade a card with the strike row."),
+}
+
+
+def refuse_phase(state: dict, kind: str) -> IllegalMove:
+    # a decision is always about X19-3, the draft and the trade about X19-6; a play out of time
+    # cites what the table must do first
+    rule, now = _NOW[state["phase"]]
+    rule = {"decide": "X19-3", "draft": "X19-6", "trade": "X19-6"}.get(kind, rule)
+    return IllegalMove(rule, f"A '{kind}' move is not possible now. {now.format(state['to_play'])}",
+                       legal={"phase": state["phase"], "to_play": state["to_play"]})
+
+
+def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
+    to_play = state["to_play"]
+    rule, why = {
+        "play": ("X19-2", f"{to_play} is to {'follow' if state['trick'] else 'lead'} (the taker of the last "
+                          "trick leads the next)."),
+        "decide": ("X19-3", f"{to_play} received the strike and decides."),
+        "draft": ("X19-6", f"the loser of the exchange picks first and picks alternate; {to_play} picks now."),
+        "trade": ("X19-6", f"only the loser of the exchange, {to_play}, trades."),
+    }[kind]
+    return IllegalMove(rule, f"It is not {player}'s turn: {why}", legal={"to_play": to_play})
+
+
+def _sources(state: dict) -> list[str]:
+    name = state["to_play"]
+    return [source for source, has in (("closed", state["closed_sizes"][name]), ("open", state["open_hands"][name]))
+            if has]
+
+
+def choices(state: dict, kind: str) -> dict:
+    """The hands a card can come from (X19-7), the answers to a strike (X19-3), the cards left to
+    draft and the strike-row slots a trade can use (X19-6)."""
+    if kind == "play":
+        return {"from": _sources(state), "open": list(state["open_hands"][state["to_play"]])}
+    if kind == "decide":
+        return {"choice": ["raise", "abandon"]}
+    if kind == "draft":
+        return {"card": sorted(state["exchange_cards"])}
+    return {"from": _sources(state), "slot": list(range(ROW_SIZE)),
+            "face_up": {str(i): slot["card"] for i, slot in enumerate(state["strike_row"]) if slot["face"] == "up"}}
+
+
+def _says_trade(move: dict, show) -> str:
+    """A closed card goes into the strike row face down: the log does not name it (X19-7)."""
+    given = f"{show(move.get('card'))} from the open hand" if move.get("from") == "open" else "a closed card"
+    return f"{move.get('player')} trades {given} with strike-row slot {move.get('slot')}"
+
+
+def _xix_card(name: str, **kwargs) -> Card:
+    return Card(name, read=parse_xix, numbers=True, example=7, **kwargs)
+
+
+_FROM = Choice("from", choices=SOURCES, description="The hand the card comes from (X19-7).")
+MOVES = {
+    "play": Move(_play, (Player("player"), _xix_card("card"), _FROM),
+                 "Lead or follow a trick with a card from either hand.", ("X19-2", "X19-7"),
+                 label="Play a card", says="{player} plays {card} from the {from} hand"),
+    "decide": Move(_decide, (Player("player"), Choice("choice", choices=("raise", "abandon"))),
+                   "After receiving a strike: raise or abandon (a third strike abandons by itself).", ("X19-3",),
+                   label="Raise or abandon", says="{player} chooses to {choice}"),
+    "draft": Move(_draft, (Player("player"), _xix_card("card")),
+                  "One pick of the draft into the picker's open hand; the exchange's loser picks first, then "
+                  "picks alternate.", ("X19-6",), label="Draft a card", says="{player} drafts {card}"),
+    "trade": Move(
+        _trade, (Player("player"), _xix_card("card"), _FROM, Int("slot", lo=0, hi=ROW_SIZE - 1),
+                 _xix_card("strike_card", required=False, nullable=True,
+                           description="The slot's card, or null for a face-down card left unnamed.")),
+        "The loser's trade: a hand card for the card in one strike-row slot.", ("X19-6", "X19-7"),
+        label="Trade with the strike row", says=lambda move, show: _says_trade(move, show)),
+}
+
+apply, allowed = bind(__name__)

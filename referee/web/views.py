@@ -57,20 +57,9 @@ def _csrf():
     return None
 
 
-REQUIRED = ("NAME", "TITLE", "PLAYERS", "OPTIONS", "new_game", "apply", "public_view")
-
-
 def usable_engines() -> dict:
-    """The registered engines that are complete enough to play (others are skipped, not fatal)."""
-    found = {}
-    for name in ("ninety-nine", "nines", "five-crowns", "xix", "sixty-nine"):
-        try:
-            engine = ENGINES.get(name)
-        except Exception:  # an engine that does not import yet
-            engine = None
-        if engine is not None and all(hasattr(engine, attr) for attr in REQUIRED):
-            found[name] = engine
-    return found
+    """Every registered engine: each declares what its pages need (the engine contract)."""
+    return dict(ENGINES)
 
 
 @bp.app_context_processor

@@ -8,6 +8,7 @@ import pytest
 from referee import store
 from referee.models import Move, db
 from referee.rules import ninety_nine
+from referee.rules.base import public_state
 
 from bench.common import move_stream
 
@@ -25,7 +26,7 @@ def from_scratch(api, game) -> dict:
     for logged in api.log(game)["moves"]:
         if not logged["voided"]:
             state = ninety_nine.apply(state, logged["move"])
-    return ninety_nine.public_view(state)
+    return public_state(ninety_nine, state)
 
 
 def game_part(view: dict) -> dict:

@@ -56,7 +56,7 @@ def round_one_turn_by_turn(api, game):
     assert record["scores"] == {"Ann": 0, "Bob": 0, "Cat": 23, "Dan": 29}
     assert record["hands"]["Cat"] == {"melds": [], "leftover": ["7D", "8H", "8C"]}
     assert sum(line["points"] for line in record["breakdown"]["Dan"]) == 29
-    assert body["round"] == 2 and body["wild_rank"] == "4" and body["dealer"] == "Ann"
+    assert body["round"] == 2 and body["wild"] == "4" and body["dealer"] == "Ann"
     assert body["to_play"] == "Bob" and body["step"] == "deal"
     return body
 
@@ -87,7 +87,7 @@ SCORED_ROUNDS = [
 def round_eleven_turn_by_turn(api, game):
     """Round 11 (13 cards, Kings wild): Bob deals, Cat goes out at once."""
     body = api.move(game, {"type": "deal", "discard": "4H"})
-    assert body["dealer"] == "Bob" and body["to_play"] == "Cat" and body["wild_rank"] == "K"
+    assert body["dealer"] == "Bob" and body["to_play"] == "Cat" and body["wild"] == "K"
     api.move(game, draw("Cat"))
     api.refused(game, {"type": "go_out", "player": "Cat",
                         "melds": [["3S", "4S", "5S", "6S"], ["7D", "7C", "7H"], ["9H", "10H", "JH"]],
@@ -111,7 +111,7 @@ def round_eleven_turn_by_turn(api, game):
 
 def test_whole_four_player_game_eleven_rounds(api):
     game = api.create(GAME, PLAYERS)
-    assert game["round"] == 1 and game["wild_rank"] == "3" and game["cards_dealt"] == 3
+    assert game["round"] == 1 and game["wild"] == "3" and game["cards_dealt"] == 3
     assert game["dealer"] == "Dan" and game["to_play"] == "Ann" and game["status"] == "in_progress"
     body = round_one_turn_by_turn(api, game)
     for number, (went_out, hands) in enumerate(SCORED_ROUNDS, start=2):
@@ -162,7 +162,7 @@ def test_play_off_round_over_http(api):
                                "hands": {"Ann": {"points": 0}, "Bob": {"points": 0},
                                          "Cat": {"points": 5}}})
     assert body["status"] == "in_progress" and body["round"] == 12 and body["play_off"] is True
-    assert body["in_round"] == ["Ann", "Bob"] and body["wild_rank"] == "6"
+    assert body["in_round"] == ["Ann", "Bob"] and body["wild"] == "6"
     api.refused(game, {"type": "round_result", "went_out": "Cat", "hands": {}}, "FC-5")
     body = api.move(game, {"type": "round_result", "went_out": "Bob",
                            "hands": {"Ann": {"cards": ["3H", "4H", "5H", "9S", "9D", "KC"]}}})

@@ -204,6 +204,10 @@ def test_completing_play_with_a_scramble_claims_with_count_one_over_http(api):
     game = api.create(GAME, PLAYERS)
     api.move(game, {"type": "deal", "dealer": CAT, "flip": "5A"})
     body = api.move(game, {"type": "play", "player": ANN, "set": 1, "cards": ["SCRAMBLE", "5B"]})
+    # S69-9: the rearrangement comes first, and only Ann may make it or decline it
+    assert body["phase"] == "scramble" and body["to_play"] == ANN and list(body["allowed"]) == ["scramble"]
+    api.refused(game, {"type": "chance", "player": BOB, "cards": ["5C"]}, "S69-4")
+    body = api.move(game, {"type": "scramble", "player": ANN})
     assert body["phase"] == "chances" and body["to_play"] == BOB
     assert (body["table"][0]["claimant"], body["table"][0]["count"]) == (ANN, 1)
     body = api.move(game, {"type": "chance", "player": BOB, "cards": ["5C"]})

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.rules import five_crowns as fc
-from referee.rules.base import IllegalMove, InvalidInput
+from referee.rules.base import IllegalMove, InvalidInput, public_state
 
 P4 = ["Ann", "Bob", "Cat", "Dan"]
 
@@ -82,11 +82,11 @@ def dealt(game):
 # ---------------------------------------------------------------- setup, G-1, G-2, FC-1
 
 def test_new_game_defaults_g2(game):
-    view = fc.public_view(game)
+    view = public_state(fc, game)
     assert view["status"] == "in_progress" and view["round"] == 1
     assert view["dealer"] == "Dan"                 # G-2: the last player listed deals
     assert view["to_play"] == "Ann"                # so the first listed plays first
-    assert view["wild_rank"] == "3" and view["cards_dealt"] == 3
+    assert view["wild"] == "3" and view["cards_dealt"] == 3
     assert view["standings"] == {p: 0 for p in P4} and view["winners"] == [] and view["rounds"] == []
     assert view["decks"] == 2 and view["tie_break"] == "share" and view["step"] == "deal"
     for key in ("players", "game", "version", "id"):
@@ -95,7 +95,7 @@ def test_new_game_defaults_g2(game):
 
 def test_dealer_option_g2():
     state = fc.new_game(P4, {"dealer": "Ann"})
-    assert fc.public_view(state)["to_play"] == "Bob"
+    assert public_state(fc, state)["to_play"] == "Bob"
 
 
 @pytest.mark.parametrize("options", [
@@ -122,16 +122,16 @@ def test_players_count_and_decks_fc1():
 def test_g1_turn_order(dealt):
     illegal(dealt, draw("Bob"), "G-1")
     state = play(dealt, draw("Ann"), discard("Ann", "9S"))
-    assert fc.public_view(state)["to_play"] == "Bob"
+    assert public_state(fc, state)["to_play"] == "Bob"
     state = play(state, draw("Bob"), discard("Bob", "9C"), draw("Cat"), discard("Cat", "9D"),
                  draw("Dan"), discard("Dan", "9H"))
-    assert fc.public_view(state)["to_play"] == "Ann"      # the last player's left is the first
+    assert public_state(fc, state)["to_play"] == "Ann"      # the last player's left is the first
 
 
 def test_g2_deal_first(game):
     illegal(game, draw("Ann"), "G-2")
     state = fc.apply(game, deal("5h"))
-    assert fc.public_view(state)["discard_top"] == "5H"   # canonical code
+    assert public_state(fc, state)["discard_top"] == "5H"   # canonical code
     illegal(state, deal("6H"), "G-2")
 
 
@@ -155,11 +155,11 @@ def test_fc1_four_decks_hold_four_copies():
 
 def test_fc1_card_taken_from_discard_must_be_shown(dealt):
     state = play(dealt, draw("Ann", "discard"))
-    assert fc.public_view(state)["known_cards"] == {"Ann": ["5H"]}
+    assert public_state(fc, state)["known_cards"] == {"Ann": ["5H"]}
     err = illegal(state, go_out("Ann", [["6S", "6D", "6C"]], "KH"), "FC-1")
     assert "5H" in err.detail
     out = fc.apply(state, go_out("Ann", [["6S", "6D", "6C"]], "5H"))
-    assert fc.public_view(out)["discard_top"] == "5H"
+    assert public_state(fc, out)["discard_top"] == "5H"
 
 
 def test_fc1_discarding_the_taken_card_is_not_a_new_copy(dealt):
@@ -180,28 +180,28 @@ def test_fc2_rounds_wilds_and_fc7_dealer_rotation(game):
     state = game
     expected = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
     for number, wild in enumerate(expected, start=1):
-        view = fc.public_view(state)
-        assert (view["round"], view["wild_rank"], view["cards_dealt"]) == (number, wild, number + 2)
+        view = public_state(fc, state)
+        assert (view["round"], view["wild"], view["cards_dealt"]) == (number, wild, number + 2)
         dealer = P4[(3 + number - 1) % 4]                  # Dan, Ann, Bob, ...
         assert view["dealer"] == dealer
         assert view["to_play"] == P4[(P4.index(dealer) + 1) % 4]
         state = fc.apply(state, points_round(view["to_play"], {}))
-    assert fc.public_view(state)["status"] == "finished"
+    assert public_state(fc, state)["status"] == "finished"
 
 
 def test_fc7_stock_reshuffles_discards_but_top():
     state = play(fc.new_game(["Ann", "Bob"]), deal("KS"))
-    assert fc.public_view(state)["stock_size"] == 116 - 2 * 3 - 1
+    assert public_state(fc, state)["stock_size"] == 116 - 2 * 3 - 1
     names = ["Ann", "Bob"]
     codes = [r + s for r in fc.RANKS for s in "*HCSD"] * 2 + ["JK"] * 6
     codes.remove("KS")                             # one KS is the first discard
     for turn in range(109):
         name = names[turn % 2]
         state = play(state, draw(name), discard(name, codes[turn]))
-    view = fc.public_view(state)
+    view = public_state(fc, state)
     assert view["stock_size"] == 0 and view["discard_pile_size"] == 110
     state = fc.apply(state, draw("Bob"))           # the pile but its top becomes the stock
-    view = fc.public_view(state)
+    view = public_state(fc, state)
     assert view["stock_size"] == 108 and view["discard_top"] == codes[108]
     assert view["discard_pile_size"] == 1
 
@@ -218,7 +218,7 @@ def test_draw_from_empty_discard_pile(dealt):
     state = fc.apply(state, discard("Ann", "9S"))
     state = play(state, draw("Bob", "discard"))
     state = fc.apply(state, discard("Bob", "9S"))
-    assert fc.public_view(state)["discard_top"] == "9S"
+    assert public_state(fc, state)["discard_top"] == "9S"
     state["discard_pile"] = []                    # only reachable by hand: the check itself
     illegal(state, draw("Cat", "discard"), "FC-7")
 
@@ -272,16 +272,16 @@ def test_fc3_bad_meld_named_in_the_error(dealt):
 def test_fc4_go_out_and_final_turns(dealt):
     state = play(dealt, draw("Ann"))
     state = fc.apply(state, go_out("Ann", [["9S", "9D", "JK"]], "KH"))
-    view = fc.public_view(state)
+    view = public_state(fc, state)
     assert view["went_out"] == "Ann" and view["final_turns_left"] == ["Bob", "Cat", "Dan"]
     assert view["to_play"] == "Bob" and view["step"] == "draw" and view["discard_top"] == "KH"
     state = play(state, draw("Bob", "discard"))
-    assert fc.public_view(state)["step"] == "final_turn"
+    assert public_state(fc, state)["step"] == "final_turn"
     state = play(state,
                  final("Bob", "4H", melds=[["KH", "KS", "3D"]], leftover=[]),
                  draw("Cat"), final("Cat", "QD", leftover=["4S", "6S", "8S"]),
                  draw("Dan"), final("Dan", "QS", cards=["7C", "7C", "10D"]))
-    view = fc.public_view(state)
+    view = public_state(fc, state)
     assert view["round"] == 2 and view["step"] == "deal"
     record = view["rounds"][0]
     assert record["scores"] == {"Ann": 0, "Bob": 0, "Cat": 18, "Dan": 24}
@@ -323,7 +323,7 @@ def test_fc4_after_going_out_every_turn_is_a_final_turn(dealt):
 def test_fc4_can_go_out_on_a_final_turn(dealt):
     state = play(dealt, draw("Ann"), go_out("Ann", [["9S", "9D", "JK"]], "KH"), draw("Bob"))
     state = fc.apply(state, final("Bob", "KD", melds=[["4S", "5S", "6S"]]))
-    assert fc.public_view(state)["hand_sizes"]["Bob"] == 0
+    assert public_state(fc, state)["hand_sizes"]["Bob"] == 0
 
 
 # ---------------------------------------------------------------- FC-5, FC-6: scoring
@@ -340,7 +340,7 @@ def test_fc5_card_points():
     hands = {"Bob": {"leftover": ["4H", "10S", "JC", "KH"]},               # 4s wild
              "Cat": {"leftover": ["JK", "3S", "9D", "QD"]}, "Dan": {"points": 7}}
     state = fc.apply(state, {"type": "round_result", "went_out": "Ann", "hands": hands})
-    record = fc.public_view(state)["rounds"][1]
+    record = public_state(fc, state)["rounds"][1]
     assert record["scores"] == {"Ann": 0, "Bob": 20 + 10 + 11 + 13, "Cat": 50 + 3 + 9 + 12, "Dan": 7}
     assert [b["points"] for b in record["breakdown"]["Bob"]] == [20, 10, 11, 13]
     assert record["totals"] == fc.standings(state)
@@ -352,7 +352,7 @@ def test_fc6_cards_scored_by_the_best_lay_down():
              "Cat": {"melds": [], "leftover": ["5S", "6S", "7S", "4D"]},   # declared: all count
              "Dan": {"cards": ["QD", "QS", "4C", "KH"]}}                   # Q Q + wild 4C: 13
     state = fc.apply(state, {"type": "round_result", "went_out": "Ann", "hands": hands})
-    record = fc.public_view(state)["rounds"][1]
+    record = public_state(fc, state)["rounds"][1]
     assert record["scores"] == {"Ann": 0, "Bob": 7, "Cat": 5 + 6 + 7 + 20, "Dan": 13}
     assert record["breakdown"]["Bob"][0]["rule"] == "FC-6"
     assert record["hands"]["Bob"] == {"melds": [["5H", "6H", "7H"]], "leftover": ["7S"]}
@@ -450,7 +450,7 @@ def eleven_rounds(state, scores_by_round):
 
 def test_fc5_lowest_total_wins_and_game_over(game):
     state = eleven_rounds(game, [{"Bob": 10, "Cat": 20, "Dan": 5}] + [{"Ann": 1, "Cat": 3, "Dan": 4}] * 10)
-    view = fc.public_view(state)
+    view = public_state(fc, state)
     assert view["status"] == "finished" and view["to_play"] is None
     assert view["standings"] == {"Ann": 10, "Bob": 10 + 0, "Cat": 50, "Dan": 45}
     assert view["winners"] == ["Ann", "Bob"]                 # share (default)
@@ -462,18 +462,19 @@ def test_fc5_lowest_total_wins_and_game_over(game):
 def test_fc5_play_off_among_tied_players():
     state = fc.new_game(P4, {"tie_break": "play_off"})
     state = eleven_rounds(state, [{"Bob": 10, "Cat": 20, "Dan": 5}] + [{"Ann": 1, "Cat": 3, "Dan": 4}] * 10)
-    view = fc.public_view(state)
+    view = public_state(fc, state)
     assert view["status"] == "in_progress" and view["round"] == 12 and view["play_off"] is True
     assert view["in_round"] == ["Ann", "Bob"]
-    assert view["wild_rank"] == "6" and view["cards_dealt"] == 6
+    assert view["wild"] == "6" and view["cards_dealt"] == 6
     assert view["dealer"] == "Cat"
     assert view["to_play"] == "Ann"                  # Cat deals; Dan sits out; Ann plays first
     illegal(state, points_round("Cat", {}), "FC-5")
-    state = play(state, deal("KS"), draw("Ann"))
+    state = play(state, deal("KS"))
     illegal(state, draw("Dan"), "FC-5")
+    state = play(state, draw("Ann"))
     state = play(state, go_out("Ann", [["6S", "7S", "8S"], ["9S", "9D", "9C"]], "KC"),
                  draw("Bob"), final("Bob", "KD", cards=["4S", "4D", "5S", "5D", "10H", "JH"]))
-    view = fc.public_view(state)
+    view = public_state(fc, state)
     assert view["status"] == "finished" and view["winners"] == ["Ann"]
     assert view["standings"] == {"Ann": 10, "Bob": 10, "Cat": 50, "Dan": 45}   # 11-round totals
     last = view["rounds"][-1]
@@ -484,16 +485,16 @@ def test_fc5_play_off_among_tied_players():
 def test_fc5_play_off_tied_again_is_shared():
     state = fc.new_game(["Ann", "Bob"], {"tie_break": "play_off"})
     state = eleven_rounds(state, [{"Ann": 0, "Bob": 0}] * 11)
-    assert fc.public_view(state)["round"] == 12
+    assert public_state(fc, state)["round"] == 12
     state = fc.apply(state, {"type": "round_result", "went_out": "Ann",
                              "hands": {"Ann": {"points": 0}, "Bob": {"points": 0}}})
-    assert fc.public_view(state)["winners"] == ["Ann", "Bob"]
+    assert public_state(fc, state)["winners"] == ["Ann", "Bob"]
 
 
 def test_single_winner_no_play_off():
     state = fc.new_game(P4, {"tie_break": "play_off"})
     state = eleven_rounds(state, [{"Bob": 10, "Cat": 20, "Dan": 5}] * 11)
-    view = fc.public_view(state)
+    view = public_state(fc, state)
     assert view["status"] == "finished" and view["winners"] == ["Ann"] and view["round"] == 11
 
 
@@ -563,10 +564,10 @@ def test_fc4_judge_no_go_out_without_a_meld(cards):
 
 def test_state_names_the_wild_rank_as_wild_too(game):
     # FC-2: the round's wild rank, under the name the verdicts and round records use
-    view = fc.public_view(game)
-    assert view["wild"] == view["wild_rank"] == "3"
+    view = public_state(fc, game)
+    assert view["wild"] == view["wild"] == "3"
     state = fc.apply(game, points_round("Ann", {}))
-    assert fc.public_view(state)["wild"] == "4"
+    assert public_state(fc, state)["wild"] == "4"
 
 
 def test_judge_meld_wild_forms():
@@ -598,7 +599,7 @@ def test_property_totals_are_the_sum_of_round_scores(rounds, tie_break):
         assert state == before                                  # apply never mutates its input
         assert json.loads(json.dumps(new)) == new                # plain JSON data
         state = new
-    view = fc.public_view(state)
+    view = public_state(fc, state)
     expected = {p: sum(0 if w == k else pts[k] for w, pts in rounds) for k, p in enumerate(P4)}
     assert view["standings"] == expected
     low = [p for p in P4 if expected[p] == min(expected.values())]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from referee.rules import nines
 from referee.cards import STANDARD_RANKS, STANDARD_SUITS
-from referee.rules.base import IllegalMove, InvalidInput
+from referee.rules.base import IllegalMove, InvalidInput, public_state
 from engine_checks import refused_by
 
 P3 = ["Ann", "Bob", "Cy"]
@@ -43,7 +43,7 @@ def refused(state, move, exc=IllegalMove, rule=None):
 
 
 def view(state):
-    return nines.public_view(state)
+    return public_state(nines, state)
 
 
 def dealt(players=P3, options=None, deal=DEAL3):
@@ -114,7 +114,7 @@ def test_new_game_waits_for_the_deal_recorded_by_the_default_dealer():
     assert v["round"] == v["hand"] == 1
     assert v["target"] == 100
     assert v["grids"] == {p: [None] * 9 for p in P3}
-    assert v["discard_top"] is None and v["done"] is None and v["final_turns_left"] == 0
+    assert v["discard_top"] is None and v["done"] is None and v["final_turns_left"] == []
     assert v["standings"] == {p: 0 for p in P3} and v["winners"] == [] and v["rounds"] == []
     json.dumps(v)
 
@@ -385,12 +385,12 @@ def test_player_with_nine_face_up_cards_is_done():
     assert v["grids"]["Ann"] == ANN_FINAL
     assert v["done"] == "Ann" and v["phase"] == "reveal"
     assert v["reveals_pending"] == ["Bob", "Cy"] and v["to_play"] == "Bob"
-    assert v["final_turns_left"] == 2
+    assert v["final_turns_left"] == ["Bob", "Cy"]
 
 
 def test_not_done_while_a_card_is_face_down():
     state = play(dealt(), turn("Ann", "stock", "7D", 1, "9D"))
-    assert view(state)["done"] is None and view(state)["final_turns_left"] == 0
+    assert view(state)["done"] is None and view(state)["final_turns_left"] == []
 
 
 def test_reveals_come_before_final_turns():
@@ -434,17 +434,17 @@ def test_reveal_accepts_three_rows():
 def test_each_other_player_has_exactly_one_final_turn_then_the_hand_is_scored():
     state = reach_final_turns(dealt())
     v = view(state)
-    assert v["phase"] == "final" and v["to_play"] == "Bob" and v["final_turns_left"] == 2
+    assert v["phase"] == "final" and v["to_play"] == "Bob" and v["final_turns_left"] == ["Bob", "Cy"]
     refused(state, turn("Ann", "stock", "7D"), rule="N9-4")  # the done player
     refused(state, turn("Cy", "stock", "7D"), rule="N9-4")  # out of order
     state = play(state, turn("Bob", "stock", "5S", 0, "7C"))  # over a face-up card: 7C is discarded
     v = view(state)
-    assert v["to_play"] == "Cy" and v["final_turns_left"] == 1
+    assert v["to_play"] == "Cy" and v["final_turns_left"] == ["Cy"]
     refused(state, turn("Bob", "stock", "7D"), rule="N9-4")  # Bob has had his last turn
     state = play(state, turn("Cy", "discard", "7C", None))  # takes and throws back the top
     v = view(state)
     assert v["hand"] == 2 and v["phase"] == "deal" and v["to_play"] == "Bob"  # N9-8: Ann deals hand 2, Bob first
-    assert v["dealer"] == "Ann" and v["done"] is None and v["final_turns_left"] == 0
+    assert v["dealer"] == "Ann" and v["done"] is None and v["final_turns_left"] == []
     assert v["grids"] == {p: [None] * 9 for p in P3}
     record = v["rounds"][0]
     # Ann: 2H/2S/2D column 0 is a set; 4C 4D 3S 3D 3C KD score 4+4+3+3+3+0.
@@ -473,7 +473,7 @@ def test_final_turns_go_from_the_done_players_left():
         if position < 8:
             state = play(state, turn("Cy", "stock", next(stock)))
     v = view(state)
-    assert v["done"] == "Bob" and v["reveals_pending"] == ["Cy", "Ann"] and v["final_order"] == ["Cy", "Ann"]
+    assert v["done"] == "Bob" and v["reveals_pending"] == ["Cy", "Ann"] and v["final_turns_left"] == ["Cy", "Ann"]
 
 
 def test_hand_ends_after_done_even_without_the_target():

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.rules import ninety_nine as n99
+from referee.rules.base import public_state
 from referee.rules.base import IllegalMove, InvalidInput
 from engine_checks import refused_by
 
@@ -180,7 +181,7 @@ def test_last_player_in_wins_and_the_game_refuses_more_moves():
     state["total"] = 89
     state = play(state, "Ann", "KH")
     assert state["out"] == ["Bob"] and state["winners"] == ["Ann"]
-    view = n99.public_view(state)
+    view = public_state(n99, state)
     assert view["status"] == "finished" and view["to_play"] is None
     refused(state, {"type": "play", "player": "Ann", "card": "5H"}, "N99-6")
 

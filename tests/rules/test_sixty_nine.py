@@ -7,7 +7,7 @@ from copy import deepcopy
 import pytest
 
 from referee.rules import sixty_nine as g
-from referee.rules.base import IllegalMove, InvalidInput
+from referee.rules.base import IllegalMove, InvalidInput, public_state
 from referee.rules.sixty_nine.sets import read_set
 from engine_checks import refused_by
 
@@ -94,7 +94,7 @@ def test_interface_constants():
 
 def test_public_view_fields_and_json():
     state = start()
-    view = g.public_view(state)
+    view = public_state(g, state)
     for key in ("status", "round", "to_play", "standings", "winners", "rounds", "table", "captured",
                 "hand_sizes", "deck", "phase"):
         assert key in view
@@ -528,7 +528,7 @@ def test_s69_9_scramble_completes_several_sets_each_with_count_one():
     assert state["hand_sizes"][ANN] == 7 and state["phase"] == "chances" and state["to_play"] == BOB
     for table_set in state["table"]:
         assert (table_set["complete"], table_set["claimant"], table_set["count"]) == (True, ANN, 1)
-    assert g.public_view(state)["chances"]["sets"] == [s["id"] for s in state["table"]]
+    assert public_state(g, state)["chances"]["sets"] == [s["id"] for s in state["table"]]
 
 
 def test_s69_9_separate_steals_and_independent_ends():
@@ -605,18 +605,20 @@ def test_s69_9_scramble_may_split_sets_and_complete_nothing():
 
 def test_s69_9_flipped_scramble_is_the_flippers_to_use():
     state = run(start(), pass_(ANN, "SCRAMBLE"))
-    assert state["pending_scramble"] == ANN and state["to_play"] == ANN and state["phase"] == "turn"
+    assert state["pending_scramble"] == ANN and state["to_play"] == ANN and state["phase"] == "scramble"
+    assert list(g.allowed(state)) == ["scramble"] and g.allowed(state)["scramble"]["players"] == [ANN]
     refused(state, play(ANN, 1, "5B"), rule="S69-9")
     refused(state, pass_(ANN, "7B"), rule="S69-9")
-    refused(state, play(CAT, 1, "5B"), rule="S69-7")
+    refused(state, play(CAT, 1, "5B"), rule="S69-9")
     used = run(state, scramble(ANN, ["5B"], [["5A", "5B", "SCRAMBLE"]]))
     assert used["phase"] == "chances" and the_set(used, used["table"][0]["id"])["count"] == 1
     declined = run(state, {"type": "scramble", "player": ANN})
     assert declined["pending_scramble"] is None and declined["to_play"] == BOB
     assert [s["cards"] for s in declined["table"]] == [["5A"], ["SCRAMBLE"]]
     refused(state, {"type": "scramble", "player": ANN, "from_hand": ["5B"]}, exc=InvalidInput)
-    moved_on = run(state, play(BOB, 1, "5B"))             # the next player moving declines it too
-    assert moved_on["pending_scramble"] is None and moved_on["to_play"] == CAT
+    # S69-9 (new text): the next player's move is refused, it no longer declines for the flipper
+    refused(state, play(BOB, 1, "5B"), rule="S69-9")
+    refused(state, {"type": "scramble", "player": BOB}, rule="S69-9")
 
 
 def test_s69_9_scramble_flipped_after_capture():
@@ -637,27 +639,35 @@ def test_s69_9_scramble_flipped_at_the_deal_is_the_dealers():
 
 def test_s69_9_scramble_played_through_a_play():
     state = run(start(), pass_(ANN, "5B"), play(BOB, 1, "SCRAMBLE"))
-    assert state["to_play"] == CAT and state["pending_scramble"] == BOB
-    # bob may still use it before cat moves ...
+    # S69-9: the player who brought the Scramble acts next and no one else
+    assert state["to_play"] == BOB and state["pending_scramble"] == BOB and state["phase"] == "scramble"
     used = run(state, scramble(BOB, ["5C"], [["5A", "5B", "SCRAMBLE", "5C"]]))
     assert used["phase"] == "chances" and used["table"][0]["claimant"] == BOB
     assert used["table"][0]["count"] == 1 and used["hand_sizes"][BOB] == 8
-    refused(state, play(BOB, 2, "5C"), rule="S69-7")
-    refused(state, {"type": "scramble", "player": BOB}, exc=InvalidInput)
-    # ... and cat moving ends that chance; it was a Wild
-    moved_on = run(state, pass_(CAT, "7F"))
-    assert moved_on["pending_scramble"] is None
+    refused(state, play(BOB, 2, "5C"), rule="S69-9")
+    refused(state, pass_(CAT, "7F"), rule="S69-9")
+    refused(state, {"type": "scramble", "player": BOB, "from_hand": ["5C"]}, exc=InvalidInput)
+    declined = run(state, {"type": "scramble", "player": BOB})       # it stays a plain special
+    assert declined["pending_scramble"] is None and declined["to_play"] == CAT and declined["phase"] == "turn"
+    assert [s["cards"] for s in declined["table"]] == [["5A", "SCRAMBLE"], ["5B"]]
+    moved_on = run(declined, pass_(CAT, "7F"))
     refused(moved_on, scramble(BOB, [], [["5A", "SCRAMBLE"], ["5B"], ["7F"]]), rule="S69-7")
 
 
-def test_s69_9_completing_play_with_a_scramble_goes_to_chances():
+def test_s69_9_completing_play_with_a_scramble_rearranges_first_then_chances():
     state = run(start(), play(ANN, 1, "SCRAMBLE", "5B"))
-    assert state["phase"] == "chances" and state["pending_scramble"] is None
+    # S69-9 (new text): the rearrangement comes first, then the chances
+    assert state["phase"] == "scramble" and state["pending_scramble"] == ANN and state["to_play"] == ANN
+    refused(state, chance(BOB, "5C"), rule="S69-4")
+    declined = run(state, {"type": "scramble", "player": ANN})
+    assert declined["phase"] == "chances" and declined["to_play"] == BOB and declined["pending_scramble"] is None
     # S69-4: "a Scramble counts as one card for every set it completes": the claim is 1, not 2,
     # exactly as with the same cards given in a 'scramble' move
-    assert state["table"][0]["claimant"] == ANN and state["table"][0]["count"] == 1
-    stolen = run(state, chance(BOB, "5C"))
+    assert declined["table"][0]["claimant"] == ANN and declined["table"][0]["count"] == 1
+    stolen = run(declined, chance(BOB, "5C"))
     assert stolen["table"][0]["claimant"] == BOB
+    split = run(state, scramble(ANN, [], [["5A", "SCRAMBLE"], ["5B"]]))   # completes nothing now
+    assert split["phase"] == "turn" and split["to_play"] == BOB
     same = run(start(), scramble(ANN, ["SCRAMBLE", "5B"], [["5A", "SCRAMBLE", "5B"]]))
     assert same["table"][0]["count"] == 1
 
@@ -819,7 +829,7 @@ def test_s69_12_targets_winners_and_finished_game():
     assert state["phase"] == "round_over" and state["dealer"] == BOB     # left of ann again
     state = run(state, deal(BOB, "2A"), play(CAT, 1, "2B", "2C", "2D", "2E", "2F"), flip(CAT, "4A"))
     state = run(with_hands(state, {ANN: 5}), play(ANN, 2, "4B", "4C", "4D", "4E", "4F"))
-    view = g.public_view(state)
+    view = public_state(g, state)
     assert view["status"] == "finished" and state["phase"] == "finished" and view["to_play"] is None
     assert view["standings"] == {ANN: 36, BOB: 0, CAT: 14}
     assert view["winners"] == [ANN] and view["round"] == 3 and len(view["rounds"]) == 3
@@ -951,4 +961,4 @@ def test_property_random_games_keep_69_cards_and_never_crash(seed, count):
         assert all(size >= 0 for size in state["hand_sizes"].values())
         assert all(read_set(s["cards"])[0] == s["reading"] for s in state["table"])
         assert all(len(s["cards"]) <= 2 for s in state["table"] if state["phase"] == "turn")
-        json.dumps(g.public_view(state))
+        json.dumps(public_state(g, state))

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.rules import xix
-from referee.rules.base import IllegalMove, InvalidInput
+from referee.rules.base import IllegalMove, InvalidInput, public_state
 from engine_checks import refused_by
 
 ANN, BOB = "ann", "bob"
@@ -53,7 +53,7 @@ def refused(state, move, exc=IllegalMove, rule=None):
 
 
 def view(state):
-    return xix.public_view(state)
+    return public_state(xix, state)
 
 
 def new(**options):
@@ -612,7 +612,7 @@ class Table:
             self.row[move["slot"]] = {"face": "down" if move["from"] == "closed" else "up", "card": move["card"]}
 
     def check(self, state):
-        v = xix.public_view(state)
+        v = public_state(xix, state)
         assert v["open_hands"] == {n: sorted(self.open[n]) for n in PLAYERS}
         assert v["closed_sizes"] == {n: len(self.closed[n]) for n in PLAYERS}
         assert v["strike_row"] == [s if s["face"] == "up" else {"face": "down", "card": None} for s in self.row]
@@ -642,7 +642,7 @@ def test_truthful_random_games_end_with_a_winner(order, rng, first):
         awarded = sum(state["points"].values())
         assert awarded >= points_before
         points_before = awarded
-    v = xix.public_view(state)
+    v = public_state(xix, state)
     assert v["status"] == "finished" and len(v["winners"]) == 1
     points = v["points"]
     expected = (min if sum(points.values()) == 19 else max)(points, key=points.get)

@@ -21,9 +21,10 @@ from collections import Counter
 
 from referee.cards import JOKER, parse_five_crowns
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, check_keys, check_players, get_choice, get_field, get_int,
-    get_player, left_of, move_type, next_state, player_option, resolve_options,
+    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_choice, get_field,
+    get_int, in_progress, left_of, player_option, resolve_options,
 )
+from referee.rules.fields import Card, Cards, Choice, Player, Shaped
 from referee.rules.five_crowns.solver import (RANKS, best_lay_down, can_meld_all, card_points,
                                               go_out_discard, is_wild, meld_kind, sort_key,
                                               wild_rank_of_round)
@@ -39,29 +40,16 @@ MAX_JUDGED_HAND = 20        # a hand holds at most 14 cards; the verdict takes a
 MAX_JUDGED_MELD = 4 * CARDS_PER_DECK
 
 OPTIONS = {
-    "decks": {"default": None,
+    "decks": {"default": None, "schema": {"type": "integer", "enum": [2, 4]},
               "description": "Number of decks: 2 (one game, up to 7 players) or 4 (two games "
                              "combined, up to 14 players). Default: 2, or 4 for more than 7 "
                              "players (FC-1)."},
-    "dealer": {"default": None,
+    "dealer": {"default": None, "schema": {"type": "string"},
                "description": "The first dealer. Default: the last player listed (G-2)."},
-    "tie_break": {"default": "share",
+    "tie_break": {"default": "share", "schema": {"type": "string", "enum": ["share", "play_off"]},
                   "description": "A tie for the lowest total after round 11: 'share' (all tied "
                                  "players win) or 'play_off' (a six-card round, sixes wild, "
                                  "among the tied players) (FC-5)."},
-}
-
-MOVES = {
-    "deal": "The round's first face-up discard: {discard}.",
-    "draw": "A player draws: {player, source: 'stock' or 'discard'}.",
-    "discard": "A player ends their turn: {player, card}.",
-    "go_out": "A player lays down all the dealt-size cards in books and runs and discards the "
-              "last one: {player, melds: [[cards]], discard} (FC-4).",
-    "final_turn": "After someone went out, a player's last turn: {player, melds, leftover, "
-                  "discard}, or {player, cards, discard} to let the service lay down the best "
-                  "(FC-4, FC-6).",
-    "round_result": "A whole round for tables that only keep score: {went_out, hands: {name: "
-                    "{melds, leftover} or {cards} or {points}}}.",
 }
 
 RULINGS = {
@@ -101,7 +89,7 @@ def new_game(players, options=None) -> dict:
         raise InvalidInput("Option 'tie_break' must be 'share' or 'play_off'.")
     opts.update(decks=decks, dealer=dealer)
     state = {
-        "players": players, "options": opts, "status": "in_progress", "winners": [],
+        "players": players, "options": opts, "winners": [],
         "totals": {name: 0 for name in players}, "rounds": [],
     }
     _start_round(state, 1, dealer, list(players), play_off=False)
@@ -119,6 +107,18 @@ def _start_round(state: dict, number: int, dealer: str, seated: list[str], play_
         "hand_sizes": {name: 0 for name in seated}, "went_out": None,
         "final_turns_left": [], "laid": {},
     })
+    _set_phase(state)
+
+
+def _set_phase(state: dict):
+    """The phase follows from the turn's step and whether someone has gone out (FC-4)."""
+    step = state["step"]
+    if step is None:
+        state["phase"] = "finished"
+    elif state["went_out"] and step != "deal":
+        state["phase"] = "final_draw" if step == "draw" else "final_turn"
+    else:
+        state["phase"] = step
 
 
 def _left_in_round(players: list[str], seated: list[str], name: str) -> str:
@@ -131,21 +131,8 @@ def _left_in_round(players: list[str], seated: list[str], name: str) -> str:
 
 # ---------------------------------------------------------------- moves
 
-def apply(state: dict, move) -> dict:
-    kind = move_type(move, MOVES)
-    if state["status"] == "finished":
-        raise IllegalMove("FC-5", "The game is over: eleven rounds have been played"
-                          + (" and the tie-break round." if state["play_off"] else "."))
-    new = next_state(state)
-    _HANDLERS[kind](new, move)
-    return new
-
-
 def _deal(state: dict, move: dict):
-    check_keys(move, {"type", "discard"})
-    card = _card(get_field(move, "discard", str))
-    if state["step"] != "deal":
-        raise IllegalMove("G-2", f"Round {state['round']} has already been dealt.")
+    card = move["discard"]
     decks = state["options"]["decks"]
     state.update(
         discard_pile=[card], step="draw",
@@ -154,10 +141,7 @@ def _deal(state: dict, move: dict):
 
 
 def _draw(state: dict, move: dict):
-    check_keys(move, {"type", "player", "source"})
-    player = get_player(state, move)
-    source = get_choice(move, "source", ("stock", "discard"))
-    _check_turn(state, player, "draw")
+    player, source = move["player"], move["source"]
     pile = state["discard_pile"]
     if source == "discard":
         if not pile:
@@ -173,20 +157,15 @@ def _draw(state: dict, move: dict):
             # FC-7: the discard pile but its top card is shuffled into a new draw pile.
             state["stock"] = len(pile) - 1
             state["discard_pile"] = [pile[-1]]
+            _event(state, "FC-7", f"The draw pile was remade from the discard pile but its top card "
+                                  f"({state['stock']} cards).")
         state["stock"] -= 1
     state["hand_sizes"][player] += 1
     state["step"] = "discard"
 
 
 def _discard(state: dict, move: dict):
-    check_keys(move, {"type", "player", "card"})
-    player = get_player(state, move)
-    card = _card(get_field(move, "card", str))
-    _check_turn(state, player, "discard")
-    if state["went_out"]:
-        raise IllegalMove("FC-4", f"{state['went_out']} has gone out: this is {player}'s final "
-                                  f"turn; record it with final_turn (melds and leftover, or "
-                                  f"cards) and the discard.")
+    player, card = move["player"], move["card"]
     _check_copies(state, player, [card])
     _forget_known(state, player, [card])
     state["discard_pile"].append(card)
@@ -195,14 +174,7 @@ def _discard(state: dict, move: dict):
 
 
 def _go_out(state: dict, move: dict):
-    check_keys(move, {"type", "player", "melds", "discard"})
-    player = get_player(state, move)
-    melds = _melds(get_field(move, "melds", list))
-    discard = _card(get_field(move, "discard", str))
-    _check_turn(state, player, "discard")
-    if state["went_out"]:
-        raise IllegalMove("FC-4", f"{state['went_out']} has already gone out: this is "
-                                  f"{player}'s final turn; record it with final_turn.")
+    player, melds, discard = move["player"], move["melds"], move["discard"]
     _check_melds(melds, state["wild"])
     laid = sum(len(meld) for meld in melds)
     if laid != state["cards_dealt"]:
@@ -216,17 +188,12 @@ def _go_out(state: dict, move: dict):
         nxt = _left_in_round(state["players"], state["in_round"], nxt)
     state["final_turns_left"] = order
     state["to_play"], state["step"] = order[0], "draw"
+    _event(state, "FC-4", f"{player} went out: {', '.join(order)} each have one more turn.")
 
 
 def _final_turn(state: dict, move: dict):
-    check_keys(move, {"type", "player", "melds", "leftover", "cards", "discard"})
-    player = get_player(state, move)
+    player, discard = move["player"], move["discard"]
     hand = _hand_form(move, "move")
-    discard = _card(get_field(move, "discard", str))
-    if not state["went_out"]:
-        raise IllegalMove("FC-4", "Nobody has gone out yet: a turn ends with a discard, or "
-                                  "with go_out.")
-    _check_turn(state, player, "discard")
     melds, leftover, solved = _lay_down(hand, state["wild"], state["cards_dealt"])
     _reveal(state, player, melds, leftover, discard)
     state["laid"][player]["solved"] = solved
@@ -239,21 +206,9 @@ def _final_turn(state: dict, move: dict):
 
 
 def _round_result(state: dict, move: dict):
-    check_keys(move, {"type", "went_out", "hands"})
-    went_out = get_player(state, move, "went_out")
-    hands = get_field(move, "hands", dict)
-    for name in hands:
-        if name not in state["players"]:
-            raise InvalidInput(f"'{name}' in 'hands' is not a player in this game.")
-    forms = {}
-    for name, entry in hands.items():
-        check_keys(entry, {"melds", "leftover", "cards", "points"}, f"hand of {name}")
-        forms[name] = _hand_form(entry, f"hand of {name}")
-    if state["went_out"]:
-        raise IllegalMove("FC-4", f"{state['went_out']} has gone out: record the final turns "
-                                  f"that are left ({', '.join(state['final_turns_left'])}).")
+    went_out, forms = move["went_out"], move["hands"]
     seated = state["in_round"]
-    for name in [went_out, *hands]:
+    for name in [went_out, *forms]:
         if name not in seated:
             raise IllegalMove("FC-5", f"{name} does not play the tie-break round.")
     missing = [name for name in seated if name != went_out and name not in forms]
@@ -274,22 +229,6 @@ def _round_result(state: dict, move: dict):
 
 
 # ---------------------------------------------------------------- move helpers
-
-def _check_turn(state: dict, player: str, step: str):
-    if state["step"] == "deal":
-        raise IllegalMove("G-2", f"Round {state['round']} has not been dealt yet: record the "
-                                 f"first face-up discard with a deal move.")
-    if player not in state["in_round"]:
-        raise IllegalMove("FC-5", f"{player} does not play the tie-break round.")
-    if player != state["to_play"]:
-        raise IllegalMove("G-1", f"It is {state['to_play']}'s turn, not {player}'s.")
-    if state["step"] != step:
-        if step == "draw":
-            raise IllegalMove("FC-4", f"{player} has drawn already: the turn goes on with a "
-                                      f"discard{' (final_turn)' if state['went_out'] else ''}.")
-        raise IllegalMove("FC-4", f"{player} must draw first (from the stock or the discard "
-                                  f"pile).", legal={"type": "draw"})
-
 
 def _pass_turn(state: dict, player: str):
     state["to_play"] = _left_in_round(state["players"], state["in_round"], player)
@@ -357,13 +296,28 @@ def _card(code) -> str:
     return parse_five_crowns(code)
 
 
+def _event(state: dict, rule: str, text: str):
+    state["events"].append({"text": text, "rule": rule})
+
+
+def _read_hands(value, state: dict) -> dict:
+    """``{name: {melds, leftover} | {cards} | {points}}`` of a round result, each form checked."""
+    forms = {}
+    for name, entry in get_field({"hands": value}, "hands", dict).items():
+        if name not in state["players"]:
+            raise InvalidInput(f"'{name}' in 'hands' is not a player in this game.")
+        check_keys(entry, {"melds", "leftover", "cards", "points"}, f"hand of {name}")
+        forms[name] = _hand_form(entry, f"hand of {name}")
+    return forms
+
+
 def _card_list(value, what: str) -> list[str]:
     if not isinstance(value, list):
         raise InvalidInput(f"'{what}' must be a list of card codes.")
     return [_card(c) for c in value]
 
 
-def _melds(value) -> list[list[str]]:
+def _melds(value, state: dict | None = None) -> list[list[str]]:
     if not isinstance(value, list) or not all(isinstance(m, list) for m in value):
         raise InvalidInput("'melds' must be a list of melds, each a list of card codes.")
     return [_card_list(meld, "melds") for meld in value]
@@ -508,6 +462,8 @@ def _finish_round(state: dict, went_out: str, results: dict):
                          {"melds": r["melds"], "leftover": r["leftover"]})
                   for name, r in results.items()},
     })
+    _event(state, "FC-5", f"Round {state['round']} scored: "
+                          + ", ".join(f"{name} {points}" for name, points in scores.items()) + ".")
     next_dealer = left_of(state["players"], state["dealer"])     # FC-7
     if play_off:
         _finish_game(state, scores)
@@ -524,12 +480,9 @@ def _finish_round(state: dict, went_out: str, results: dict):
 
 def _finish_game(state: dict, scores: dict):
     low = min(scores.values())
-    state.update(status="finished", to_play=None, step=None, stock=None,
+    state.update(to_play=None, step=None, stock=None,
                  winners=[name for name in state["players"] if scores.get(name) == low])
-
-
-_HANDLERS = {"deal": _deal, "draw": _draw, "discard": _discard, "go_out": _go_out,
-             "final_turn": _final_turn, "round_result": _round_result}
+    _set_phase(state)
 
 
 # ---------------------------------------------------------------- views
@@ -543,12 +496,12 @@ def public_view(state: dict) -> dict:
     if step == "discard" and state["went_out"]:
         step = "final_turn"
     pile = state["discard_pile"]
-    finished = state["status"] == "finished"
+    finished = state["phase"] == "finished"
     return {
-        "status": state["status"], "round": state["round"], "to_play": state["to_play"],
-        "standings": standings(state), "winners": list(state["winners"]),
+        "round": state["round"], "to_play": state["to_play"],
+        "standings": standings(state),
         "rounds": copy.deepcopy(state["rounds"]),
-        "wild_rank": state["wild"], "wild": state["wild"], "cards_dealt": state["cards_dealt"],
+        "wild": state["wild"], "cards_dealt": state["cards_dealt"],
         "dealer": state["dealer"], "step": step, "play_off": state["play_off"],
         "in_round": list(state["in_round"]),
         "discard_top": None if finished or not pile else pile[-1],
@@ -561,6 +514,134 @@ def public_view(state: dict) -> dict:
         "known_cards": {} if finished else {n: list(c) for n, c in state["known"].items() if c},
         "decks": state["options"]["decks"], "tie_break": state["options"]["tie_break"],
     }
+
+
+def outcome(state: dict):
+    if state["phase"] == "finished":
+        return finished(state["winners"], "eleven rounds have been played"
+                        + (" and the tie-break round." if state["play_off"] else "."), "FC-5")
+    return in_progress()
+
+
+# ---------------------------------------------------------------- who may move, and with what
+
+_ANY_TIME = ("round_result",)  # a table that only keeps score records a round at once
+PHASES = {
+    "deal": ("deal", *_ANY_TIME),
+    "draw": ("draw", *_ANY_TIME),
+    "discard": ("discard", "go_out", *_ANY_TIME),
+    "final_draw": ("draw",),
+    "final_turn": ("final_turn",),
+    "finished": (),
+}
+
+
+def actors(state: dict, kind: str) -> list[str] | None:
+    return [state["to_play"]] if state["to_play"] else []
+
+
+def refuse_phase(state: dict, kind: str) -> IllegalMove:
+    phase, player, gone = state["phase"], state["to_play"], state["went_out"]
+    if phase == "deal":
+        return IllegalMove("G-2", f"Round {state['round']} has not been dealt yet: record the first face-up "
+                                  "discard with a deal move.")
+    if kind == "deal":
+        return IllegalMove("G-2", f"Round {state['round']} has already been dealt.")
+    if kind == "round_result":
+        return IllegalMove("FC-4", f"{gone} has gone out: record the final turns that are left "
+                                   f"({', '.join(state['final_turns_left'])}).")
+    if kind == "draw":
+        return IllegalMove("FC-4", f"{player} has drawn already: the turn goes on with a "
+                                   f"discard{' (final_turn)' if gone else ''}.")
+    if phase in ("draw", "final_draw"):
+        return IllegalMove("FC-4", f"{player} must draw first (from the stock or the discard pile).",
+                           legal={"type": "draw"})
+    if kind == "discard":
+        return IllegalMove("FC-4", f"{gone} has gone out: this is {player}'s final turn; record it with "
+                                   "final_turn (melds and leftover, or cards) and the discard.")
+    if kind == "go_out":
+        return IllegalMove("FC-4", f"{gone} has already gone out: this is {player}'s final turn; record "
+                                   "it with final_turn.")
+    return IllegalMove("FC-4", "Nobody has gone out yet: a turn ends with a discard, or with go_out.")
+
+
+def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
+    if player not in state["in_round"]:
+        return IllegalMove("FC-5", f"{player} does not play the tie-break round.")
+    return IllegalMove("G-1", f"It is {state['to_play']}'s turn, not {player}'s.", legal=[state["to_play"]])
+
+
+def choices(state: dict, kind: str) -> dict:
+    """Where a draw may come from (FC-7), and who may have gone out in a round result. A hand that
+    has drawn may go out (``go_out`` is listed) until someone has: the service cannot see the
+    hand, so whether its cards make books and runs is checked when they are shown (FC-4)."""
+    if kind == "draw":
+        pile = state["discard_pile"]
+        return {"source": (["stock"] if state["stock"] or len(pile) > 1 else []) + (["discard"] if pile else [])}
+    if kind == "round_result":
+        return {"went_out": list(state["in_round"])}
+    return {}
+
+
+def _then_phase(handler):
+    """Every move ends with the phase that its step and the went-out player now give."""
+    def run(state: dict, move: dict):
+        handler(state, move)
+        _set_phase(state)
+    return run
+
+
+_CARD = {"type": "string", "example": "QD"}
+_MELDS = {"type": "array", "items": {"type": "array", "items": _CARD}, "maxItems": 20,
+          "example": [["7H", "8H", "9H"], ["QD", "QS", "J*"]]}
+_HAND = {"type": "object", "additionalProperties": False,
+         "description": "{melds, leftover} as declared, {cards} for the best lay-down (FC-6), or {points}.",
+         "properties": {"melds": _MELDS, "leftover": {"type": "array", "items": _CARD},
+                        "cards": {"type": "array", "items": _CARD},
+                        "points": {"type": "integer", "minimum": 0, "maximum": 10000}}}
+MOVES = {
+    "deal": Move(
+        _then_phase(_deal), (Card("discard", read=_card, example="KH"),),
+        "The round's first face-up discard (the table deals the cards).", ("G-2", "FC-2"),
+        label="Deal", says=lambda move, show: f"Deal: first discard {show(move.get('discard'))}", actor=None),
+    "draw": Move(
+        _then_phase(_draw), (Player("player"), Choice("source", choices=("stock", "discard"))),
+        "A player draws from the stock or takes the discard pile's top card.", ("FC-4", "FC-7"),
+        label="Draw", says="{player} draws from the {source}"),
+    "discard": Move(
+        _then_phase(_discard), (Player("player"), Card("card", read=_card, example="9S")),
+        "A player ends their turn with a discard.", ("FC-4",), label="Discard",
+        says="{player} discards {card}"),
+    "go_out": Move(
+        _then_phase(_go_out), (Player("player"), Shaped("melds", shape=_MELDS, read=_melds),
+                               Card("discard", read=_card, example="9S")),
+        "A player lays down all the dealt-size cards in books and runs and discards the last one.",
+        ("FC-3", "FC-4"), label="Go out",
+        says=lambda move, show: f"{move.get('player')} goes out, discarding {show(move.get('discard'))}"),
+    "final_turn": Move(
+        _then_phase(_final_turn), (
+            Player("player"),
+            Shaped("melds", required=False, shape=_MELDS, read=_melds),
+            Cards("leftover", required=False, read=_card, example=["KS"]),
+            Cards("cards", required=False, read=_card, example=["7H", "8H", "9H", "KS"],
+                  description="The hand alone: the service lays down the best (FC-6)."),
+            Card("discard", read=_card, example="9S")),
+        "After someone went out, a player's last turn: melds and leftover, or the cards alone for the "
+        "service to lay down the best, and the discard.", ("FC-4", "FC-6"), label="Final turn",
+        check=lambda move: _hand_form(move, "move"),
+        says=lambda move, show: f"{move.get('player')} takes a final turn, discarding "
+                                f"{show(move.get('discard'))}"),
+    "round_result": Move(
+        _then_phase(_round_result), (
+            Player("went_out"),
+            Shaped("hands", shape={"type": "object", "additionalProperties": _HAND,
+                                   "description": "The hand of every player who did not go out."},
+                   read=_read_hands)),
+        "A whole round for tables that only keep score: who went out and every other hand.",
+        ("FC-4", "FC-5", "FC-6"), label="Round result", says="Round result: {went_out} went out", actor=None),
+}
+
+apply, allowed = bind(__name__)
 
 
 # ---------------------------------------------------------------- dispute verdicts

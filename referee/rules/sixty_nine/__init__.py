@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from referee import cards as card_codes
 from referee.rules import base
-from referee.rules.base import IllegalMove, InvalidInput, Judge
+from referee.rules.base import IllegalMove, InvalidInput, Judge, Move, bind, finished, in_progress
+from referee.rules.fields import Card, Cards, Player, Shaped
 from referee.rules.sixty_nine import game
 from referee.rules.sixty_nine.scoring import score_round
 from referee.rules.sixty_nine.sets import COMPLETE_AT, check_copies, read_set
@@ -18,22 +19,10 @@ TITLE = "69"
 PLAYERS = (2, 6)
 
 OPTIONS = {
-    "dealer": {"default": None, "description": "First dealer (G-2); default the last player listed."},
-    "target": {"default": 69, "description": "Points that end the game; every player at or over "
+    "dealer": {"default": None, "schema": {"type": "string"},
+               "description": "First dealer (G-2); default the last player listed."},
+    "target": {"default": 69, "schema": {"type": "integer", "minimum": 1}, "description": "Points that end the game; every player at or over "
                                              "it after a round wins (S69-12)."},
-}
-
-MOVES = {
-    "deal": "{dealer, flip}: a round starts, ten cards each; the flipped card starts a set.",
-    "play": "{player, set, cards}: cards from the hand into one set on the table (S69-3).",
-    "pass": "{player, flip}: pass and flip a card to start a new set (S69-7); with the deck empty "
-            "the card comes from the right-hand neighbour's hand (S69-8).",
-    "chance": "{player, cards} for the one complete set, or {player, sets: {set id: cards}} after a "
-              "Scramble: add cards on a chance, [] to decline (S69-4, S69-5).",
-    "flip": "{player, card}: the capturer flips a card to start a new set (S69-7).",
-    "scramble": "{player, from_hand, arrangement}: rearrange the whole table (every set, as lists of "
-                "codes) with a Scramble from the hand (in from_hand), a flipped one, or one just played; "
-                "after a flip, omit arrangement to decline (S69-9).",
 }
 
 RULINGS = {
@@ -74,10 +63,6 @@ def new_game(players, options=None) -> dict:
     return game.initial_state(names, resolved)
 
 
-def apply(state: dict, move: dict) -> dict:
-    return game.apply_move(state, move)
-
-
 def standings(state: dict) -> dict:
     return dict(state["totals"])
 
@@ -87,13 +72,10 @@ def public_view(state: dict) -> dict:
     if state["phase"] == "chances":
         chances = {"player": state["chance_to"], "sets": [s["id"] for s in game.open_sets(state)]}
     return {
-        "status": "finished" if state["phase"] == "finished" else "in_progress",
         "round": state["round"],
         "to_play": state["to_play"],
         "standings": standings(state),
-        "winners": list(state["winners"]),
         "rounds": state["rounds"],
-        "phase": state["phase"],
         "dealer": state["dealer"],
         "table": state["table"],
         "captured": state["captured"],
@@ -104,6 +86,154 @@ def public_view(state: dict) -> dict:
         "pulls": state["pulls"],
         "target": state["options"]["target"],
     }
+
+
+def outcome(state: dict):
+    if state["phase"] == "finished":
+        best = state["winners"]
+        return finished(best, f"{', '.join(best)} reached {state['options']['target']} points at the end of "
+                              f"round {state['round']}.", "S69-12")
+    return in_progress()
+
+
+# ---------------------------------------------------------------- who may move, and with what
+
+PHASES = {
+    "round_over": ("deal",),
+    "turn": ("play", "pass", "scramble"),
+    "scramble": ("scramble",),
+    "chances": ("chance",),
+    "flip": ("flip",),
+    "finished": (),
+}
+
+
+def actors(state: dict, kind: str) -> list[str]:
+    if kind == "deal":
+        return [state["dealer"]]
+    return [state["to_play"]] if state["to_play"] else []
+
+
+def _deal_rule(state: dict) -> str:
+    return "G-2" if not state["rounds"] else "S69-12"
+
+
+def refuse_phase(state: dict, kind: str) -> IllegalMove:
+    phase, to_play = state["phase"], state["to_play"]
+    if kind == "deal":
+        return IllegalMove("S69-10", "A round is in progress: the next deal comes when it ends.")
+    if kind == "chance":
+        return IllegalMove("S69-4", "No complete set is waiting for chances.")
+    if kind == "flip":
+        return IllegalMove("S69-7", "No flip is due: a capturer flips right after capturing.")
+    if phase == "round_over":
+        return IllegalMove(_deal_rule(state), f"No round is in progress: {to_play} deals next.", legal=["deal"])
+    if phase == "chances":
+        return IllegalMove("S69-4", f"Chances are being taken: it is {to_play}'s chance to add cards to the "
+                                    "complete set(s).", legal=["chance"])
+    if phase == "flip":
+        return IllegalMove("S69-7", f"{to_play} captured a set and must flip a card first.", legal=["flip"])
+    return IllegalMove("S69-9", f"{to_play} put a Scramble on the table and first uses it or declines it "
+                                "(a 'scramble' move).", legal=["scramble"])
+
+
+def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
+    to_play = state["to_play"]
+    if kind == "deal":
+        return IllegalMove(_deal_rule(state), f"{state['dealer']} deals this round, not {player}.",
+                           legal={"dealer": state["dealer"]})
+    if kind == "chance":
+        return IllegalMove("S69-4", f"It is {to_play}'s chance, not {player}'s.")
+    if kind == "flip":
+        return IllegalMove("S69-7", f"{to_play} captured and flips, not {player}.")
+    if state["phase"] == "scramble":
+        return IllegalMove("S69-9", f"{to_play} put the Scramble there and acts next: they rearrange the "
+                                    f"table or decline, not {player}.", legal=[to_play])
+    return IllegalMove("S69-7", f"It is {to_play}'s turn, not {player}'s.")
+
+
+def choices(state: dict, kind: str) -> dict:
+    """The sets a play can go into (S69-3) and the complete sets that take a chance (S69-4)."""
+    if kind == "play":
+        return {"set": [s["id"] for s in state["table"]]}
+    if kind == "chance":
+        return {"sets": [s["id"] for s in game.open_sets(state)]}
+    return {}
+
+
+def _check_deal(move: dict) -> None:
+    if move.get("player") is not None and move["player"] != move["dealer"]:
+        raise InvalidInput("A deal is the dealer's move: 'player', when given, names the dealer.", rule="G-2")
+
+
+def _check_play(move: dict) -> None:
+    if not move["cards"]:
+        raise InvalidInput("A play needs at least one card (to play nothing, pass).", rule="S69-3")
+
+
+def _says_chance(move: dict, show) -> str:
+    who = move.get("player")
+    if "sets" in move:
+        return f"{who} adds " + "; ".join(f"set {k}: {' '.join(map(show, v)) or 'nothing'}"
+                                          for k, v in (move.get("sets") or {}).items())
+    cards = move.get("cards") or []
+    return f"{who} adds {' '.join(map(show, cards))}" if cards else f"{who} declines the chance"
+
+
+def _says_scramble(move: dict, show) -> str:
+    done = "scrambles the table" if move.get("arrangement") is not None else "declines the Scramble"
+    return f"{move.get('player')} {done}"
+
+
+def _card(name: str, **kwargs) -> Card:
+    return Card(name, read=game.parse_card, example="7C", **kwargs)
+
+
+def _cards(name: str, **kwargs) -> Cards:
+    return Cards(name, read=game.parse_card, example=["5B", "WILD"], max_items=69, **kwargs)
+
+
+_CODES = {"type": "array", "items": {"type": "string"}}
+MOVES = {
+    "deal": Move(
+        game.deal, (Player("dealer"), Player("player", required=False, description="When given, the dealer."),
+                    _card("flip", description="The card flipped to start the first set.")),
+        "A round starts: ten cards each (dealt at the table); the flipped card starts a set.", ("G-2", "S69-12"),
+        label="Deal", says="{dealer} deals and flips {flip}", actor="dealer", check=_check_deal),
+    "play": Move(
+        game.play, (Player("player"),
+                    Shaped("set", required=False, nullable=True, read=lambda value, state: game.parse_set_id(value),
+                           shape={"oneOf": [{"type": "integer"}, {"type": "string"}], "example": 1,
+                                  "description": "The id of a set on the table."}),
+                    _cards("cards")),
+        "Cards from the hand into one set on the table.", ("S69-2", "S69-3", "S69-4"), label="Play cards",
+        says="{player} plays {cards} into set {set}", check=_check_play),
+    "pass": Move(
+        game.pass_turn, (Player("player"), _card("flip", description="The card flipped to start a new set.")),
+        "Pass and flip a card to start a new set; with the deck empty the card comes from the right-hand "
+        "neighbour's hand.", ("S69-7", "S69-8"), label="Pass and flip", says="{player} passes and flips {flip}"),
+    "chance": Move(
+        game.chance, (Player("player"), _cards("cards", required=False, description="For the one complete set; "
+                                                                                    "[] adds nothing."),
+                      Shaped("sets", required=False, read=game.parse_chance_sets,
+                             shape={"type": "object", "additionalProperties": _CODES,
+                                    "description": "{set id: cards} when several sets are complete."})),
+        "Add cards on a chance to complete sets ([] or {} to add nothing).", ("S69-4", "S69-5", "S69-9"),
+        label="Chance", says=_says_chance, check=game.check_chance),
+    "flip": Move(
+        game.flip, (Player("player"), _card("card")),
+        "The capturer flips a card to start a new set.", ("S69-7", "S69-8"), label="Flip",
+        says="{player} flips {card}"),
+    "scramble": Move(
+        game.scramble, (Player("player"), _cards("from_hand", required=False),
+                        Shaped("arrangement", required=False, nullable=True, read=game.parse_arrangement,
+                               shape={"type": "array", "items": _CODES, "nullable": True,
+                                      "description": "The whole table, set by set; omit to decline."})),
+        "Rearrange the whole table with a Scramble from the hand (in from_hand) or the one just put there; "
+        "without an arrangement, decline it.", ("S69-9",), label="Scramble", says=_says_scramble),
+}
+
+apply, allowed = bind(__name__)
 
 
 # ---------------------------------------------------------------- dispute verdicts

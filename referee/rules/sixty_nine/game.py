@@ -5,12 +5,12 @@ and every card that has become public this round (table and captures), so a card
 cannot be played again (S69-1).
 
 Phases: ``round_over`` (waiting for a deal, also before the first one), ``turn`` (``to_play``
-plays, passes or scrambles), ``chances`` (``to_play`` may add cards to complete sets), ``flip``
-(the capturer flips), ``finished``.
+plays, passes or scrambles), ``scramble`` (a Scramble just arrived: the player who put it there,
+``pending_scramble``, rearranges or declines, and no one else moves, S69-9), ``chances``
+(``to_play`` may add cards to complete sets), ``flip`` (the capturer flips), ``finished``.
 
-A Scramble that just arrived (``pending_scramble``, S69-9): when flipped, the flipper is to play
-and may only scramble or decline; when played like a Wild in a play that completes nothing, the
-player may still scramble. Either way the next player's move declines it.
+The handlers receive moves already checked by the engine contract (``referee.rules.base``): the
+phase accepts them and the right player makes them.
 """
 from __future__ import annotations
 
@@ -115,61 +115,10 @@ def initial_state(players: list[str], options: dict) -> dict:
     }
 
 
-# ---------------------------------------------------------------- phase guards
-
-def expect_turn(state: dict, player: str, kind: str = "play") -> None:
-    """Refuse a turn move out of phase or out of turn. Called on the new state: it may record
-    that the next player's move declines a Scramble the previous player could still use."""
-    phase = state["phase"]
-    if phase == "round_over":
-        rule = "G-2" if not state["rounds"] else "S69-12"
-        raise IllegalMove(rule, f"No round is in progress: {state['to_play']} deals next.",
-                          legal=["deal"])
-    if phase == "chances":
-        raise IllegalMove("S69-4", f"Chances are being taken: it is {state['to_play']}'s chance "
-                                   f"to add cards to the complete set(s).", legal=["chance"])
-    if phase == "flip":
-        raise IllegalMove("S69-7", f"{state['to_play']} captured a set and must flip a card first.",
-                          legal=["flip"])
-    pending = state["pending_scramble"]
-    if pending and player == pending and kind == "scramble":
-        return
-    if pending and player != pending and player == left(state, pending):
-        # S69-9 says 'may': when the next player moves, the Scramble's owner has declined it.
-        state.update(pending_scramble=None, to_play=player)
-    if player != state["to_play"]:
-        raise IllegalMove("S69-7", f"It is {state['to_play']}'s turn, not {player}'s.")
-
-
-def refuse_if_scramble_pending(state: dict, player: str) -> None:
-    if state["pending_scramble"] == player == state["to_play"]:
-        raise IllegalMove("S69-9", f"{state['pending_scramble']} flipped a Scramble and first uses "
-                                   f"it or declines it (a 'scramble' move).", legal=["scramble"])
-
-
 # ---------------------------------------------------------------- moves
 
-def apply_move(state: dict, move: dict) -> dict:
-    kind = base.move_type(move, HANDLERS)
-    if state["phase"] == "finished":
-        raise IllegalMove("S69-12", "The game is over: no more moves.")
-    new = base.next_state(state)
-    HANDLERS[kind](new, move)
-    return new
-
-
 def deal(state: dict, move: dict) -> None:
-    base.check_keys(move, {"type", "dealer", "flip", "player"})
-    dealer = base.get_player(state, move, "dealer")
-    if "player" in move and base.get_player(state, move) != dealer:
-        raise InvalidInput("A deal is the dealer's move: 'player', when given, names the dealer.")
-    flip = parse_card(base.get_field(move, "flip", str))
-    if state["phase"] != "round_over":
-        raise IllegalMove("S69-10", "A round is in progress: the next deal comes when it ends.")
-    if dealer != state["dealer"]:
-        rule = "G-2" if not state["rounds"] else "S69-12"
-        raise IllegalMove(rule, f"{state['dealer']} deals this round, not {dealer}.",
-                          legal={"dealer": state["dealer"]})
+    dealer, flip = move["dealer"], move["flip"]
     players = state["players"]
     state.update(table=[], captured={p: [] for p in players},
                  hand_sizes={p: HAND_SIZE for p in players},
@@ -179,24 +128,17 @@ def deal(state: dict, move: dict) -> None:
     state["table"].append(new_set(state, [flip]))
     if flip == SCRAMBLE:
         # S69-9: a Scramble flipped at the deal is used by the dealer.
-        state.update(phase="turn", to_play=dealer, pending_scramble=dealer)
+        state.update(phase="scramble", to_play=dealer, pending_scramble=dealer)
     else:
         state.update(phase="turn", to_play=left(state, dealer))
 
 
 def play(state: dict, move: dict) -> None:
-    base.check_keys(move, {"type", "player", "set", "cards"})
-    player = base.get_player(state, move)
-    if move.get("set") is None:
+    player, set_id, cards = move["player"], move.get("set"), move["cards"]
+    if set_id is None:
         raise IllegalMove("S69-3", "A play goes into a set already on the table (name it in 'set'): "
                                    "a play never starts a new set, only flips do.",
                           legal=[s["id"] for s in state["table"]])
-    set_id = parse_set_id(base.get_field(move, "set", (int, str)))
-    cards = parse_cards(base.get_field(move, "cards", list), "cards")
-    if not cards:
-        raise InvalidInput("A play needs at least one card (to play nothing, pass).")
-    expect_turn(state, player)
-    refuse_if_scramble_pending(state, player)
     target = find_set(state, set_id)
     if target is None:
         raise IllegalMove("S69-3", f"There is no set {set_id} on the table; a play goes into a set "
@@ -213,32 +155,22 @@ def play(state: dict, move: dict) -> None:
         # S69-4, S69-9: a Scramble counts as one card for every set it completes, however many
         # cards came with it (the same claim as a 'scramble' move that adds those cards).
         mark_complete(target, player, 1 if SCRAMBLE in cards else len(cards))
+    if SCRAMBLE in cards:
+        # S69-9: the player who brought the Scramble rearranges or declines first, then the
+        # chances (if a set is complete) or the next turn.
+        state.update(phase="scramble", to_play=player, pending_scramble=player)
+    elif target["complete"]:
         start_chances(state, player)
-        return
-    next_turn(state, player)
-    if SCRAMBLE in cards and state["phase"] == "turn":
-        # S69-9: a Scramble played like a Wild may still be used before the next player moves.
-        state["pending_scramble"] = player
+    else:
+        next_turn(state, player)
 
 
 def pass_turn(state: dict, move: dict) -> None:
-    base.check_keys(move, {"type", "player", "flip"})
-    player = base.get_player(state, move)
-    card = parse_card(base.get_field(move, "flip", str))
-    expect_turn(state, player)
-    refuse_if_scramble_pending(state, player)
-    flip_card(state, player, card)
+    flip_card(state, move["player"], move["flip"])
 
 
 def flip(state: dict, move: dict) -> None:
-    base.check_keys(move, {"type", "player", "card"})
-    player = base.get_player(state, move)
-    card = parse_card(base.get_field(move, "card", str))
-    if state["phase"] != "flip":
-        raise IllegalMove("S69-7", "No flip is due: a capturer flips right after capturing.")
-    if player != state["to_play"]:
-        raise IllegalMove("S69-7", f"{state['to_play']} captured and flips, not {player}.")
-    flip_card(state, player, card)
+    flip_card(state, move["player"], move["card"])
 
 
 def flip_card(state: dict, flipper: str, card: str) -> None:
@@ -254,8 +186,8 @@ def flip_card(state: dict, flipper: str, card: str) -> None:
     if any_hand_empty(state):
         end_round(state)  # S69-10: a pull may empty a hand
     elif card == SCRAMBLE:
-        # S69-9: a flipped Scramble is the flipper's to use at once.
-        state.update(phase="turn", to_play=flipper, pending_scramble=flipper)
+        # S69-9: a flipped Scramble (a pulled one too) is the flipper's to use at once.
+        state.update(phase="scramble", to_play=flipper, pending_scramble=flipper)
     else:
         state.update(phase="turn", to_play=left(state, flipper))
 
@@ -272,21 +204,19 @@ def next_turn(state: dict, player: str) -> None:
 # ---------------------------------------------------------------- scramble (S69-9)
 
 def scramble(state: dict, move: dict) -> None:
-    base.check_keys(move, {"type", "player", "from_hand", "arrangement"})
-    player = base.get_player(state, move)
-    from_hand = parse_cards(base.get_field(move, "from_hand", list, required=False, default=[]),
-                            "from_hand")
-    arrangement = parse_arrangement(move.get("arrangement"))
-    expect_turn(state, player, "scramble")
-    pending = state["pending_scramble"] == player
+    player, from_hand, arrangement = move["player"], move.get("from_hand") or [], move.get("arrangement")
+    pending = state["phase"] == "scramble"
     if not pending and SCRAMBLE not in from_hand:
         raise IllegalMove("S69-9", "Only a Scramble lets a player rearrange the table: play one from "
                                    "your hand in 'from_hand', or play normally.")
     if arrangement is None:
-        if state["to_play"] != player or from_hand:
-            raise InvalidInput("Missing field 'arrangement' (the whole table, set by set).")
-        state["pending_scramble"] = None  # the flipper declines the Scramble
-        next_turn(state, player)
+        if not pending or from_hand:
+            raise InvalidInput("Missing field 'arrangement' (the whole table, set by set).", rule="S69-9")
+        state["pending_scramble"] = None  # S69-9: declined; the table stays as it is
+        if open_sets(state):
+            start_chances(state, player)  # the play that brought it completed a set
+        else:
+            next_turn(state, player)
         return
     check_copies(from_hand, public_cards(state))
     table_cards = [c for s in state["table"] for c in s["cards"]]
@@ -303,7 +233,7 @@ def scramble(state: dict, move: dict) -> None:
         next_turn(state, player)
 
 
-def parse_arrangement(value) -> list[list[str]] | None:
+def parse_arrangement(value, state: dict | None = None) -> list[list[str]] | None:
     if value is None:
         return None
     if not isinstance(value, list) or not value:
@@ -380,14 +310,8 @@ def start_chances(state: dict, claimer: str) -> None:
 
 
 def chance(state: dict, move: dict) -> None:
-    base.check_keys(move, {"type", "player", "cards", "sets"})
-    player = base.get_player(state, move)
-    additions = parse_chance(move)
-    if state["phase"] != "chances":
-        raise IllegalMove("S69-4", "No complete set is waiting for chances.")
-    if player != state["to_play"]:
-        raise IllegalMove("S69-4", f"It is {state['to_play']}'s chance, not {player}'s.")
-    additions = resolve_targets(state, additions)
+    player = move["player"]
+    additions = resolve_targets(state, chance_additions(move))
     new_cards = [c for _, cards in additions for c in cards]
     check_copies(new_cards, public_cards(state))
     grown = {}
@@ -406,22 +330,29 @@ def chance(state: dict, move: dict) -> None:
         captures_done(state)
 
 
-def parse_chance(move: dict) -> list[tuple[int | None, list[str]]]:
+def check_chance(move: dict) -> None:
     """``cards`` (the one complete set) or ``sets`` ({set id: cards}), exactly one of them."""
     if ("cards" in move) == ("sets" in move):
         raise InvalidInput("A chance gives either 'cards' (for the one complete set) or 'sets' "
                            "({set id: cards}), not both and not neither.")
-    if "cards" in move:
-        return [(None, parse_cards(base.get_field(move, "cards", list), "cards"))]
-    sets = base.get_field(move, "sets", dict)
-    additions, seen = [], set()
+
+
+def parse_chance_sets(value, state: dict | None = None) -> dict[int, list[str]]:
+    """``{set id: cards}``; JSON object keys bring the ids as strings."""
+    sets = base.get_field({"sets": value}, "sets", dict)
+    additions: dict[int, list[str]] = {}
     for key, codes in sets.items():
         set_id = parse_set_id(key)
-        if set_id in seen:
+        if set_id in additions:
             raise InvalidInput(f"Set {set_id} is listed twice.")
-        seen.add(set_id)
-        additions.append((set_id, parse_cards(codes, f"sets[{key}]")))
+        additions[set_id] = parse_cards(codes, f"sets[{key}]")
     return additions
+
+
+def chance_additions(move: dict) -> list[tuple[int | None, list[str]]]:
+    if "cards" in move:
+        return [(None, move["cards"])]
+    return list(move["sets"].items())
 
 
 def resolve_targets(state: dict, additions) -> list[tuple[dict, list[str]]]:
@@ -477,6 +408,9 @@ def capture(state: dict, table_set: dict) -> None:
     owner = table_set["claimant"]
     state["captured"][owner].append({"id": table_set["id"], "cards": table_set["cards"],
                                      "reading": table_set["reading"]})
+    rule = "S69-6" if len(table_set["cards"]) == MAX_SET else "S69-4"
+    state["events"].append({"rule": rule, "text": f"{owner} captures set {table_set['id']}: "
+                                                  f"{' '.join(table_set['cards'])}."})
     state["last_capturer"] = owner
 
 
@@ -495,6 +429,8 @@ def captures_done(state: dict) -> None:
 def end_round(state: dict) -> None:
     players = state["players"]
     scores, breakdown = {}, {}
+    state["events"].append({"rule": "S69-10", "text": f"Round {state['round']} is over: "
+                                                      f"{state['emptied'] or 'a player'}'s hand is empty."})
     for p in players:
         sets = [s["cards"] for s in state["captured"][p]]
         scores[p], breakdown[p] = score_round(sets, state["hand_sizes"][p])
@@ -515,7 +451,3 @@ def end_round(state: dict) -> None:
         return
     dealer = left(state, emptied)
     state.update(phase="round_over", dealer=dealer, to_play=dealer, round=state["round"] + 1)
-
-
-HANDLERS = {"deal": deal, "play": play, "pass": pass_turn, "chance": chance,
-            "flip": flip, "scramble": scramble}

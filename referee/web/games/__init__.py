@@ -1,17 +1,25 @@
 """Per-game page helpers: turn form fields into the engine's move dicts, describe moves, and
 say what to announce. No rules here: legality is always the engine's answer.
 
-Each game has a ``GameUI`` subclass in a module of this package; a game without one still works
-through ``GameUI`` itself (generic state view and a JSON move box).
+``GameUI`` builds every page from the engine's declarations: a form for each move that ``allowed``
+lists now (offering only the players and values it allows), the text of a logged move from the
+move's declaration. A game may add a module here named like its engine module
+(``referee/web/games/<module>.py``, exporting ``UI``) and templates named
+``games/<module>_table.html`` / ``games/<module>_moves.html``: they are found by that convention.
 """
 from __future__ import annotations
 
 import json
+from functools import cached_property
+from importlib import import_module
+from importlib.util import find_spec
 from typing import Any
 
 from werkzeug.datastructures import MultiDict
 
 from referee import cards
+from referee.rules import ENGINES
+from referee.rules.base import Move
 
 
 class FormError(Exception):
@@ -95,13 +103,28 @@ def int_or_text(text: str) -> Any:
 
 
 class GameUI:
-    table_template = "games/generic_table.html"
-    moves_template = "games/generic_moves.html"
     show_standings = True  # False when the game's own table already lists the totals
     card_list: list[str] = []  # the deck's real cards, offered as suggestions
 
     def __init__(self, name: str):
         self.name = name
+
+    @cached_property
+    def engine(self):
+        return ENGINES[self.name]
+
+    @cached_property
+    def module(self) -> str:
+        """The engine module's own name (``ninety_nine``): the page module and templates share it."""
+        return self.engine.__name__.rsplit(".", 1)[-1]
+
+    @property
+    def table_template(self) -> list[str]:
+        return [f"games/{self.module}_table.html", "games/generic_table.html"]
+
+    @property
+    def moves_template(self) -> list[str]:
+        return [f"games/{self.module}_moves.html", "games/generic_moves.html"]
 
     # ---- what the page shows
     def facts(self, view: dict) -> list[tuple[str, Any]]:
@@ -115,7 +138,31 @@ class GameUI:
         return {k: v for k, v in view.items() if k not in COMMON_KEYS}
 
     def forms(self, view: dict) -> dict:
-        return {"players": view.get("players", [])}
+        return {"players": view.get("players", []), "moves": self.move_forms(view)}
+
+    def move_forms(self, view: dict) -> list[dict]:
+        """One form per move allowed now, its fields read from the move's declaration: a player
+        field offers only the players ``allowed`` names, a field with a small choice its values."""
+        forms = []
+        for kind, entry in (view.get("allowed") or {}).items():
+            move = self.engine.MOVES[kind]
+            fields = []
+            for spec in move.fields:
+                field = {"name": spec.name, "widget": spec.widget, "required": spec.required,
+                         "label": spec.description or spec.name.replace("_", " ").capitalize(), "options": None}
+                if spec.widget == "player":
+                    field["label"] = "Who" if spec.name == move.actor else spec.name.replace("_", " ").capitalize()
+                    field["options"] = [(p, p) for p in (entry.get("players") if spec.name == move.actor
+                                                         and entry.get("players") is not None else view["players"])]
+                choices = (entry.get("choices") or {}).get(spec.name)
+                if isinstance(choices, list):
+                    field["options"] = [(json.dumps(v) if not isinstance(v, str) else v, pretty(v)) for v in choices]
+                elif getattr(spec, "choices", None):
+                    field["options"] = [(json.dumps(v) if not isinstance(v, str) else v, pretty(v)) for v in spec.choices]
+                fields.append(field)
+            forms.append({"kind": kind, "label": move.label or kind, "description": move.description,
+                          "rules": move.rules, "fields": fields})
+        return forms
 
     def card_pad(self, view: dict) -> list[dict] | None:
         """The rows of keys the card pad offers for multi-card fields (``pad_row``/``pad_key``),
@@ -131,6 +178,8 @@ class GameUI:
 
     # ---- moves
     def build(self, kind: str, form: MultiDict, view: dict) -> dict:
+        if kind in self.engine.MOVES:
+            return self.build_declared(kind, form)
         if kind == "json":
             try:
                 move = json.loads(form.get("json", ""))
@@ -141,21 +190,42 @@ class GameUI:
             return move
         raise FormError(f"Unknown form '{kind}'.")
 
+    def build_declared(self, kind: str, form: MultiDict) -> dict:
+        """A move from a generic form: each field read as its declaration says (blank = left out)."""
+        move: dict[str, Any] = {"type": kind}
+        for spec in self.engine.MOVES[kind].fields:
+            raw = form.get(spec.name, "")
+            if spec.widget == "flag":
+                move[spec.name] = raw in ("true", "on", "1")
+                continue
+            if not raw.strip():
+                continue
+            if spec.widget == "cards":
+                move[spec.name] = split_codes(raw)
+            elif spec.widget == "json" or (spec.widget == "choice" and raw.strip()[:1] in "-0123456789[{tfn"):
+                try:
+                    move[spec.name] = json.loads(raw)
+                except ValueError as exc:
+                    raise FormError(f"'{spec.name}' is not valid JSON: {exc}.") from None
+            elif spec.widget == "number":
+                move[spec.name] = int_or_text(raw)
+            elif spec.widget == "card" and getattr(spec, "numbers", False):
+                move[spec.name] = int_or_text(raw)
+            else:
+                move[spec.name] = raw.strip()
+        return move
+
     def describe(self, move: Any) -> str:
+        """A logged move in words, from its declaration (``Move.says``)."""
         if not isinstance(move, dict):
             return str(move)
-        kind = move.get("type", "?")
-        who = move.get("player")
-        rest = ", ".join(f"{k} {self._short(v)}" for k, v in move.items() if k not in ("type", "player"))
-        return f"{who + ': ' if who else ''}{kind}{' ' + rest if rest else ''}"
-
-    @staticmethod
-    def _short(value: Any) -> str:
-        if isinstance(value, list):
-            return " ".join(GameUI._short(v) for v in value) or "none"
-        if isinstance(value, dict):
-            return "; ".join(f"{k}: {GameUI._short(v)}" for k, v in value.items())
-        return pretty(value) if value is not None else "none"
+        declared = self.engine.MOVES.get(move.get("type")) if isinstance(move.get("type"), str) else None
+        if declared is not None:
+            try:
+                return declared.text(move, pretty)
+            except (KeyError, TypeError, ValueError):  # a refused move may lack what the text reads
+                pass
+        return Move("", (), "", ()).text(move, pretty)
 
     # ---- what the live region says
     def announce(self, view: dict, move: Any) -> str:
@@ -189,9 +259,10 @@ _UI: dict[str, GameUI] = {}
 
 
 def ui_for(name: str) -> GameUI:
-    if not _UI:
-        from referee.web.games import five_crowns, nines, ninety_nine, sixty_nine, xix
-
-        for module in (ninety_nine, nines, five_crowns, xix, sixty_nine):
-            _UI[module.UI.name] = module.UI
-    return _UI.get(name) or GameUI(name)
+    """The game's page helpers: its own module here when it has one (named like its engine module),
+    else the generic ``GameUI``."""
+    if name not in _UI:
+        module = ENGINES[name].__name__.rsplit(".", 1)[-1]
+        found = find_spec(f"{__name__}.{module}") is not None
+        _UI[name] = import_module(f"{__name__}.{module}").UI if found else GameUI(name)
+    return _UI[name]

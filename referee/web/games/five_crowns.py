@@ -1,7 +1,7 @@
 """Five Crowns: deal, draw, discard, going out, final turns, and the quick round result."""
 from __future__ import annotations
 
-from referee.web.games import FormError, GameUI, five_crowns_cards, join_names, pretty, split_codes, suit_rows
+from referee.web.games import FormError, GameUI, five_crowns_cards, join_names, split_codes, suit_rows
 
 
 def melds_from(text: str) -> list[list[str]]:
@@ -10,12 +10,10 @@ def melds_from(text: str) -> list[list[str]]:
 
 
 class FiveCrownsUI(GameUI):
-    table_template = "games/five_crowns_table.html"
-    moves_template = "games/five_crowns_moves.html"
     card_list = five_crowns_cards()
 
     def facts(self, view):
-        facts = [("Round", view.get("round")), ("Wild", view.get("wild_rank")),
+        facts = [("Round", view.get("round")), ("Wild", view.get("wild")),
                  ("Cards dealt", view.get("cards_dealt")), ("Step", (view.get("step") or "").replace("_", " ")),
                  ("To play", view.get("to_play")), ("Dealer", view.get("dealer"))]
         if view.get("went_out"):
@@ -79,24 +77,6 @@ class FiveCrownsUI(GameUI):
             return {"type": "round_result", "went_out": went_out, "hands": hands}
         return super().build(kind, form, view)
 
-    def describe(self, move):
-        if not isinstance(move, dict):
-            return super().describe(move)
-        kind, who = move.get("type"), move.get("player")
-        if kind == "deal":
-            return f"Deal: first discard {pretty(move.get('discard'))}"
-        if kind == "draw":
-            return f"{who} draws from the {move.get('source')}"
-        if kind == "discard":
-            return f"{who} discards {pretty(move.get('card'))}"
-        if kind == "go_out":
-            return f"{who} goes out, discarding {pretty(move.get('discard'))}"
-        if kind == "final_turn":
-            return f"{who} takes a final turn, discarding {pretty(move.get('discard'))}"
-        if kind == "round_result":
-            return f"Round result: {move.get('went_out')} went out"
-        return super().describe(move)
-
     def announce(self, view, move):
         parts = []
         rounds = view.get("rounds") or []
@@ -108,7 +88,7 @@ class FiveCrownsUI(GameUI):
         if view.get("winners"):
             parts.append(f"Game over: {join_names(view['winners'])} won.")
         elif view.get("to_play"):
-            parts.append(f"{view['to_play']} to play; {view.get('wild_rank')}s are wild.")
+            parts.append(f"{view['to_play']} to play; {view.get('wild')}s are wild.")
         return " ".join(parts)
 
 

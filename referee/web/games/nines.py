@@ -1,7 +1,7 @@
 """Nines: the deal, turns (take, place or discard), reveals, and the quick hand result."""
 from __future__ import annotations
 
-from referee.web.games import FormError, GameUI, int_or_text, join_names, pretty, standard_cards, suit_rows
+from referee.web.games import FormError, GameUI, int_or_text, join_names, standard_cards, suit_rows
 
 CELLS = 9
 
@@ -15,8 +15,6 @@ def grid_from(form, index: int, fill: bool) -> list | dict:
 
 
 class NinesUI(GameUI):
-    table_template = "games/nines_table.html"
-    moves_template = "games/nines_moves.html"
     card_list = standard_cards(jokers=True)
 
     def facts(self, view):
@@ -24,7 +22,7 @@ class NinesUI(GameUI):
                  ("Dealer", view.get("dealer")), ("Target", view.get("target"))]
         if view.get("done"):
             facts.append(("Done", view["done"]))
-            facts.append(("Final turns left", view.get("final_turns_left")))
+            facts.append(("Final turns left", ", ".join(view.get("final_turns_left") or []) or "none"))
         return facts
 
     def forms(self, view):
@@ -65,23 +63,6 @@ class NinesUI(GameUI):
                 move["replaced"] = replaced
             return move
         return super().build(kind, form, view)
-
-    def describe(self, move):
-        if not isinstance(move, dict):
-            return super().describe(move)
-        kind = move.get("type")
-        if kind == "turn":
-            where = ("discards it" if move.get("position") is None
-                     else f"puts it at {move.get('position')}"
-                     + (f", turning up {pretty(move['replaced'])}" if move.get("replaced") else ""))
-            return f"{move.get('player')} takes {pretty(move.get('card'))} from the {move.get('source')} and {where}"
-        if kind == "deal":
-            return f"Deal: first discard {pretty(move.get('discard'))}"
-        if kind == "reveal":
-            return f"{move.get('player')} reveals their grid"
-        if kind == "hand_result":
-            return "Hand result from the final grids"
-        return super().describe(move)
 
     def announce(self, view, move):
         parts = []

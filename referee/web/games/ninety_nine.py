@@ -11,8 +11,6 @@ VALUE_CHOICES = {"10": [(10, "+10"), (-10, "−10")], "A": [(1, "1"), (11, "11")
 
 
 class NinetyNineUI(GameUI):
-    table_template = "games/ninety_nine_table.html"
-    moves_template = "games/ninety_nine_moves.html"
     show_standings = False  # the tokens list is the standings
 
     def facts(self, view):
@@ -49,14 +47,6 @@ class NinetyNineUI(GameUI):
         if kind == "missed_draw":
             return {"type": "missed_draw", "player": form.get("player", "")}
         return super().build(kind, form, view)
-
-    def describe(self, move):
-        if isinstance(move, dict) and move.get("type") == "play":
-            value = f" as {move['value']:+d}" if isinstance(move.get("value"), int) else ""
-            return f"{move.get('player')} plays {pretty(move.get('card'))}{value}"
-        if isinstance(move, dict) and move.get("type") == "missed_draw":
-            return f"{move.get('player')} forgot to draw"
-        return super().describe(move)
 
     def total_text(self, view):
         if view.get("winners"):

@@ -18,8 +18,6 @@ from referee.web.games import (
 
 
 class SixtyNineUI(GameUI):
-    table_template = "games/sixty_nine_table.html"
-    moves_template = "games/sixty_nine_moves.html"
     show_standings = False  # the game's own table lists the points
     card_list = sixty_nine_cards()
 
@@ -99,28 +97,6 @@ class SixtyNineUI(GameUI):
                 move["arrangement"] = lines
             return move
         return super().build(kind, form, view)
-
-    def describe(self, move):
-        if not isinstance(move, dict):
-            return super().describe(move)
-        kind, who = move.get("type"), move.get("player")
-        if kind == "deal":
-            return f"{move.get('dealer')} deals and flips {move.get('flip')}"
-        if kind == "play":
-            return f"{who} plays {' '.join(map(str, move.get('cards') or []))} into set {move.get('set')}"
-        if kind == "pass":
-            return f"{who} passes and flips {move.get('flip')}"
-        if kind == "flip":
-            return f"{who} flips {move.get('card')}"
-        if kind == "chance":
-            if "sets" in move:
-                return f"{who} adds " + "; ".join(f"set {k}: {' '.join(v) or 'nothing'}"
-                                                  for k, v in (move.get("sets") or {}).items())
-            cards = move.get("cards") or []
-            return f"{who} adds {' '.join(cards)}" if cards else f"{who} declines the chance"
-        if kind == "scramble":
-            return f"{who} scrambles the table" if move.get("arrangement") is not None else f"{who} declines the Scramble"
-        return super().describe(move)
 
     def announce(self, view, move):
         parts = []

@@ -14,8 +14,6 @@ def _int(form, key: str, what: str):
 
 
 class XixUI(GameUI):
-    table_template = "games/xix_table.html"
-    moves_template = "games/xix_moves.html"
     show_standings = False  # the game's own table lists the points
 
     def facts(self, view):
@@ -44,21 +42,6 @@ class XixUI(GameUI):
                     "from": form.get("from", "closed"), "slot": _int(form, "slot", "a strike-row slot"),
                     "strike_card": int_or_text(strike) if strike else None}
         return super().build(kind, form, view)
-
-    def describe(self, move):
-        if not isinstance(move, dict):
-            return super().describe(move)
-        kind, who = move.get("type"), move.get("player")
-        if kind == "play":
-            return f"{who} plays {move.get('card')} from the {move.get('from')} hand"
-        if kind == "decide":
-            return f"{who} chooses to {move.get('choice')}"
-        if kind == "draft":
-            return f"{who} drafts {move.get('card')}"
-        if kind == "trade":
-            return (f"{who} trades {move.get('card')} ({move.get('from')}) with slot {move.get('slot')}"
-                    + (f" ({move['strike_card']})" if move.get("strike_card") is not None else ""))
-        return super().describe(move)
 
     def announce(self, view, move):
         strikes = view.get("strikes") or {}

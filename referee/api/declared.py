@@ -1,0 +1,78 @@
+"""The OpenAPI components read from each engine's declarations: its moves (one schema per move type,
+joined in a ``oneOf`` with a ``type`` discriminator), its options, its state and its verdicts, each
+named after the game in CamelCase (for a game ``high-card``: ``HighCardShow``, ``HighCardMove``, ``HighCardState``).
+Built when the app starts, from whatever engines are registered then: a new game needs nothing here."""
+from __future__ import annotations
+
+from referee.rules import ENGINES
+
+
+def camel(name: str) -> str:
+    """``high-card`` -> ``HighCard``, ``missed_draw`` -> ``MissedDraw``."""
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("_", "-").split("-"))
+
+
+def ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def option_schema(info: dict) -> dict:
+    """An option's JSON Schema: declared with the option, or read off its default."""
+    if "schema" in info:
+        schema = dict(info["schema"])
+    else:
+        kind = {bool: "boolean", int: "integer", str: "string"}.get(type(info.get("default")))
+        schema = {"type": kind} if kind else {}
+    if info.get("default") is None:
+        schema["nullable"] = True
+    else:
+        schema["default"] = info["default"]
+    schema["description"] = info.get("description", "")
+    return schema
+
+
+def engine_components(engine) -> dict[str, dict]:
+    """Every schema one game contributes to the OpenAPI document, by component name."""
+    prefix = camel(engine.NAME)
+    schemas: dict[str, dict] = {}
+    mapping = {}
+    for kind, move in engine.MOVES.items():
+        schemas[prefix + camel(kind)] = move.schema(kind)
+        mapping[kind] = ref(prefix + camel(kind))["$ref"]
+    schemas[prefix + "Move"] = {
+        "description": f"A move of {engine.TITLE}: GET /api/v1/rules/{engine.NAME} lists them with their rulings.",
+        "oneOf": [ref(prefix + camel(kind)) for kind in engine.MOVES],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+    schemas[prefix + "Options"] = {
+        "type": "object", "additionalProperties": False, "description": f"The options of a {engine.TITLE} game.",
+        "properties": {name: option_schema(info) for name, info in engine.OPTIONS.items()},
+    }
+    schemas[prefix + "State"] = {
+        "description": f"The public state of a {engine.TITLE} game.",
+        "allOf": [ref("Game"), {"type": "object", "properties": {
+            "game": {"type": "string", "enum": [engine.NAME]},
+            "options": ref(prefix + "Options"),
+            **getattr(engine, "VIEW", {}),
+        }}],
+    }
+    for verdict, judge in engine.JUDGES.items():
+        schemas[prefix + camel(verdict) + "VerdictRequest"] = judge.request
+        schemas[prefix + camel(verdict) + "Verdict"] = judge.response
+    return schemas
+
+
+def components() -> dict[str, dict]:
+    """The components of every registered game, plus ``AnyMove`` and ``AnyGame`` across them."""
+    schemas: dict[str, dict] = {}
+    for engine in ENGINES.values():
+        schemas.update(engine_components(engine))
+    schemas["AnyMove"] = {"description": "A move of the game at hand; each game's moves are a oneOf on 'type'.",
+                          "anyOf": [ref(camel(name) + "Move") for name in ENGINES]}
+    schemas["AnyGame"] = {
+        "description": "The public state of a game, typed by its 'game'.",
+        "oneOf": [ref(camel(name) + "State") for name in ENGINES],
+        "discriminator": {"propertyName": "game",
+                          "mapping": {name: ref(camel(name) + "State")["$ref"] for name in ENGINES}},
+    }
+    return schemas

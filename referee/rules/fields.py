@@ -1,0 +1,201 @@
+"""The fields a move is made of, declared once in its engine.
+
+Each field knows how to check and clean what a client sent (``parse``), how to describe itself as
+a JSON Schema for the OpenAPI document (``schema``), and what kind of input a form should offer
+for it (``widget``). The validation messages are the ones the engines always gave, so a malformed
+move is refused the same way whichever game it is for. Standard library only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from referee.errors import InvalidInput
+
+_TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "an object", bool: "true or false"}
+
+
+def check_type(key: str, value: Any, kinds: type | tuple) -> Any:
+    """``value`` checked against ``kinds``; bool is never accepted as an int."""
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+        names = " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
+        raise InvalidInput(f"Field '{key}' must be {names}.")
+    return value
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a move. ``required`` fields must be present; ``nullable`` ones may be null."""
+
+    name: str
+    description: str = ""
+    required: bool = True
+    nullable: bool = False
+    widget = "text"
+
+    def parse(self, value: Any, state: dict) -> Any:
+        return value
+
+    def value_schema(self) -> dict:
+        return {}
+
+    def schema(self) -> dict:
+        schema = dict(self.value_schema())
+        if self.nullable:
+            schema["nullable"] = True
+        if self.description:
+            schema["description"] = self.description
+        return schema
+
+    def load(self, move: dict, state: dict) -> Any:
+        """The clean value of this field in ``move`` (None when absent and optional)."""
+        if self.name not in move:
+            if self.required:
+                raise InvalidInput(f"Missing field '{self.name}'.")
+            return None
+        value = move[self.name]
+        if value is None and self.nullable:
+            return None
+        return self.parse(value, state)
+
+
+@dataclass(frozen=True)
+class Player(Field):
+    """The name of a player in this game."""
+
+    description: str = "A player's name, as listed at the game's creation."
+    widget = "player"
+
+    def parse(self, value, state):
+        check_type(self.name, value, str)
+        if value not in state["players"]:
+            raise InvalidInput(f"'{value}' is not a player in this game.")
+        return value
+
+    def value_schema(self):
+        return {"type": "string", "example": "Ann"}
+
+
+@dataclass(frozen=True)
+class Int(Field):
+    lo: int | None = None
+    hi: int | None = None
+    widget = "number"
+
+    def parse(self, value, state):
+        check_type(self.name, value, int)
+        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
+            raise InvalidInput(f"Field '{self.name}' must be between {self.lo} and {self.hi}.")
+        return value
+
+    def value_schema(self):
+        schema = {"type": "integer"}
+        if self.lo is not None:
+            schema["minimum"] = self.lo
+        if self.hi is not None:
+            schema["maximum"] = self.hi
+        return schema
+
+
+@dataclass(frozen=True)
+class Choice(Field):
+    choices: tuple = ()
+    widget = "choice"
+
+    def parse(self, value, state):
+        check_type(self.name, value, tuple({type(c) for c in self.choices}))
+        if value not in self.choices:
+            raise InvalidInput(f"Field '{self.name}' must be one of: {', '.join(map(str, self.choices))}.")
+        return value
+
+    def value_schema(self):
+        kind = "integer" if all(isinstance(c, int) for c in self.choices) else "string"
+        return {"type": kind, "enum": list(self.choices)}
+
+
+@dataclass(frozen=True)
+class Flag(Field):
+    widget = "flag"
+
+    def parse(self, value, state):
+        return check_type(self.name, value, bool)
+
+    def value_schema(self):
+        return {"type": "boolean"}
+
+
+@dataclass(frozen=True)
+class Text(Field):
+    max_length: int = 200
+
+    def parse(self, value, state):
+        check_type(self.name, value, str)
+        if len(value) > self.max_length:
+            raise InvalidInput(f"Field '{self.name}' is at most {self.max_length} characters.")
+        return value
+
+    def value_schema(self):
+        return {"type": "string", "maxLength": self.max_length}
+
+
+@dataclass(frozen=True)
+class Card(Field):
+    """One card code of the game's deck; ``read`` turns forgiving input into the canonical code
+    (``referee.cards``). ``numbers`` when the deck's cards are numbers (XIX)."""
+
+    read: Callable[[Any], Any] = str
+    example: Any = None
+    numbers: bool = False
+    widget = "card"
+
+    def parse(self, value, state):
+        check_type(self.name, value, (int, str) if self.numbers else str)
+        return self.read(value)
+
+    def value_schema(self):
+        if self.numbers:
+            schema = {"oneOf": [{"type": "integer"}, {"type": "string"}]}
+        else:
+            schema = {"type": "string"}
+        if self.example is not None:
+            schema["example"] = self.example
+        return schema
+
+
+@dataclass(frozen=True)
+class Cards(Field):
+    """A list of card codes of the game's deck."""
+
+    read: Callable[[Any], Any] = str
+    example: Any = None
+    max_items: int = 60
+    widget = "cards"
+
+    def parse(self, value, state):
+        check_type(self.name, value, list)
+        if len(value) > self.max_items:
+            raise InvalidInput(f"Field '{self.name}' holds at most {self.max_items} cards.")
+        return [self.read(code) for code in value]
+
+    def value_schema(self):
+        schema = {"type": "array", "items": {"type": "string"}, "maxItems": self.max_items}
+        if self.example is not None:
+            schema["example"] = self.example
+        return schema
+
+
+@dataclass(frozen=True)
+class Shaped(Field):
+    """A field with a shape of its own (a grid, melds, a hand per player): the engine gives its
+    JSON Schema and the function that checks and cleans it, side by side in the declaration."""
+
+    shape: dict = field(default_factory=dict)
+    read: Callable[[Any, dict], Any] | None = None
+    widget = "json"
+
+    def parse(self, value, state):
+        return value if self.read is None else self.read(value, state)
+
+    def value_schema(self):
+        return self.shape

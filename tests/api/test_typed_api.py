@@ -1,0 +1,114 @@
+"""The typed API: every game's moves, options, state and verdicts are named schemas read from the
+engines' declarations, the document passes openapi-spec-validator, and a client generated from it
+with openapi-python-client has a class for every move of every game and plays a whole game of
+Ninety-nine against the running service."""
+from __future__ import annotations
+
+import importlib
+import json
+import random
+import subprocess
+import sys
+import threading
+
+import pytest
+from openapi_spec_validator import validate
+from werkzeug.serving import make_server
+
+from referee.api.declared import camel
+from referee.rules import ENGINES, ninety_nine
+
+from tests.rules.players.ninety_nine import random_move
+
+
+@pytest.fixture(scope="module")
+def spec(app) -> dict:
+    return json.loads(json.dumps(app.extensions["referee_api"].spec.to_dict()))
+
+
+def test_the_document_passes_openapi_spec_validator(spec):
+    validate(spec)
+
+
+def test_every_operation_has_an_operation_id(spec):
+    ids = [op.get("operationId") for path in spec["paths"].values() for op in path.values() if isinstance(op, dict)
+           and "responses" in op]
+    assert all(ids) and len(ids) == len(set(ids)), ids
+
+
+def test_each_game_types_its_moves_options_state_and_verdicts(spec):
+    schemas = spec["components"]["schemas"]
+    for name, engine in ENGINES.items():
+        prefix = camel(name)
+        union = schemas[f"{prefix}Move"]
+        assert union["discriminator"]["propertyName"] == "type"
+        assert set(union["discriminator"]["mapping"]) == set(engine.MOVES)
+        for kind, move in engine.MOVES.items():
+            schema = schemas[prefix + camel(kind)]
+            assert schema["properties"]["type"]["enum"] == [kind]
+            assert set(schema["properties"]) == {"type", *move.field_names()}
+            assert schema["additionalProperties"] is False
+        assert set(schemas[f"{prefix}Options"]["properties"]) == set(engine.OPTIONS)
+        assert f"{prefix}State" in schemas
+        for verdict in engine.JUDGES:
+            assert f"{prefix}{camel(verdict)}Verdict" in schemas and f"{prefix}{camel(verdict)}VerdictRequest" in schemas
+    assert schemas["NinetyNinePlay"]["required"] == ["type", "player", "card"]
+    moves = spec["paths"]["/api/v1/games/{game_id}/moves"]["post"]
+    assert moves["requestBody"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/AnyMove"}
+
+
+@pytest.fixture(scope="module")
+def generated_client(spec, tmp_path_factory):
+    """A client package generated from the served document by openapi-python-client."""
+    where = tmp_path_factory.mktemp("client")
+    (where / "spec.json").write_text(json.dumps(spec))
+    (where / "config.yaml").write_text("post_hooks: []\n")
+    subprocess.run([sys.executable, "-m", "openapi_python_client", "generate", "--path", str(where / "spec.json"),
+                    "--output-path", str(where / "referee_client"), "--meta", "none",
+                    "--config", str(where / "config.yaml")], check=True, capture_output=True, text=True)
+    sys.path.insert(0, str(where))
+    try:
+        yield importlib.import_module("referee_client")
+    finally:
+        sys.path.remove(str(where))
+
+
+def test_the_generated_client_has_a_class_for_every_move(generated_client):
+    models = importlib.import_module("referee_client.models")
+    for name, engine in ENGINES.items():
+        for kind in engine.MOVES:
+            assert hasattr(models, camel(name) + camel(kind)), f"no class for {name} {kind}"
+
+
+@pytest.fixture
+def live_server(app):
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join()
+
+
+def test_the_generated_client_plays_a_whole_game_of_ninety_nine(generated_client, live_server):
+    models = importlib.import_module("referee_client.models")
+    apply_move = importlib.import_module("referee_client.api.games.apply_move")
+    create_game = importlib.import_module("referee_client.api.games.create_game")
+    players, options = ["Ann", "Bob", "Cid"], {"tokens": 1, "decks": 1}
+    client = generated_client.Client(base_url=live_server)
+
+    created = create_game.sync(client=client, body=models.CreateGame.from_dict(
+        {"game": "ninety-nine", "players": players, "options": options}))
+    assert isinstance(created, models.CreatedGame), created
+    typed = {"play": models.NinetyNinePlay, "missed_draw": models.NinetyNineMissedDraw}
+
+    rng, state, last = random.Random(7), ninety_nine.new_game(players, options), None
+    while not state["winners"]:
+        move = random_move(state, ninety_nine.allowed(state), rng)
+        state = ninety_nine.apply(state, move)
+        last = apply_move.sync(game_id=created.id, client=client, body=typed[move["type"]].from_dict(move),
+                               authorization=f"Bearer {created.token}")
+        assert isinstance(last, models.NinetyNineState), last
+        assert last.allowed.to_dict() == ninety_nine.allowed(state)
+    assert last.outcome.status.value == "finished" and last.winners == state["winners"]
+    assert last.outcome.rule == "N99-6"

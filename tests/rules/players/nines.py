@@ -1,0 +1,61 @@
+"""A random Nines player: deals and turns that keep the card accounting (N9-1), grid positions
+and sources from ``allowed``, reveals that agree with the face-up cards, now and then a quick
+hand result."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from referee.cards import JOKER, STANDARD_RANKS, STANDARD_SUITS
+
+DECK = [rank + suit for suit in STANDARD_SUITS for rank in STANDARD_RANKS] + [JOKER]
+
+SAMPLES = {  # a well-formed move of every type (whether the table may make it now is another matter)
+    "deal": {"type": "deal", "discard": "7D", "revealed": {}},
+    "turn": {"type": "turn", "player": "Ann", "source": "stock", "card": "QH", "position": None},
+    "reveal": {"type": "reveal", "player": "Ann", "grid": ["5H"] * 9},
+    "hand_result": {"type": "hand_result", "grids": {}},
+}
+
+
+def _seen(state: dict) -> Counter:
+    cards = [c for grid in state["grids"].values() for c in grid if c is not None]
+    return Counter(cards + state["discard_pile"] + list(state.get("stock_cards") or []))
+
+
+def _unseen_card(state: dict, seen: Counter, rng: random.Random) -> str:
+    decks = state["options"]["decks"]
+    card = rng.choice([c for c in DECK if seen[c] < decks * (2 if c == JOKER else 1)])
+    seen[card] += 1
+    return card
+
+
+def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
+    seen = _seen(state)
+    if "deal" in allowed:
+        if rng.random() < 0.1:
+            return {"type": "hand_result",
+                    "grids": {p: [_unseen_card(state, seen, rng) for _ in range(9)] for p in state["players"]}}
+        revealed = {p: {str(pos): _unseen_card(state, seen, rng) for pos in rng.sample(range(9), 3)}
+                    for p in state["players"]}
+        return {"type": "deal", "discard": _unseen_card(state, seen, rng), "revealed": revealed}
+    if "reveal" in allowed:
+        player = rng.choice(allowed["reveal"]["players"])
+        grid = [card or _unseen_card(state, seen, rng) for card in state["grids"][player]]
+        return {"type": "reveal", "player": player, "grid": grid}
+    turn = allowed["turn"]
+    player, choices = turn["players"][0], turn["choices"]
+    source = rng.choice(choices["source"])
+    if source == "discard":
+        card = state["discard_pile"][-1]
+    elif state.get("stock_cards") is not None:
+        card = rng.choice(state["stock_cards"])
+    else:
+        card = _unseen_card(state, seen, rng)
+    # Mostly fill a face-down position, so that hands end.
+    face_down = choices["face_down"]
+    position = rng.choice(face_down) if face_down and rng.random() < 0.7 else rng.choice(choices["position"])
+    move = {"type": "turn", "player": player, "source": source, "card": card, "position": position}
+    if position in face_down:
+        move["replaced"] = _unseen_card(state, seen, rng)
+    return move

@@ -1,0 +1,183 @@
+"""The engine contract, checked over every registered engine (and the sixth game of the tests):
+the declarations are there, the core loads the standard library only, ``apply`` never mutates its
+input, views survive JSON, a replay of the log gives the same state, every ruling cited exists,
+and ``allowed`` agrees with ``apply`` in random whole games."""
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.errors import IllegalMove, RuleError
+from referee.rules import ENGINES
+from referee.rules.base import Move, public_state
+from referee.rules.fields import Field
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "contract"))
+import high_card  # noqa: E402  (the sixth game: written against the contract alone)
+
+TABLES = {  # a table for each game, and how many random games to play through
+    "ninety-nine": ["Ann", "Bob", "Cid"],
+    "nines": ["Ann", "Bob", "Cid"],
+    "five-crowns": ["Ann", "Bob", "Cid"],
+    "xix": ["Ann", "Bob"],
+    "sixty-nine": ["Ann", "Bob", "Cid"],
+    "high-card": ["Ann", "Bob", "Cid"],
+}
+GAMES = 12
+MAX_MOVES = 6000
+ENGINE_LIST = [*ENGINES.values(), high_card]
+IDS = [engine.NAME for engine in ENGINE_LIST]
+
+
+def _players_module(engine):
+    return importlib.import_module(f"players.{engine.__name__.rsplit('.', 1)[-1]}")
+
+
+def player_for(engine):
+    if engine is high_card:
+        return _high_card_player
+    return _players_module(engine).random_move
+
+
+def samples_for(engine) -> dict:
+    """A well-formed move of every type (from the engine's random player)."""
+    if engine is high_card:
+        return {"show": {"type": "show", "player": "Ann", "card": "2S"}}
+    return _players_module(engine).SAMPLES
+
+
+def _high_card_player(state, allowed, rng):
+    return {"type": "show", "player": rng.choice(allowed["show"]["players"]),
+            "card": rng.choice(["2S", "7H", "JD", "AC", "AS", "QH"])}
+
+
+def test_the_registry_is_keyed_by_each_engines_own_name():
+    assert list(ENGINES) == [engine.NAME for engine in ENGINES.values()]
+    assert set(ENGINES) == {"ninety-nine", "nines", "five-crowns", "xix", "sixty-nine"}
+
+
+def test_the_core_loads_the_standard_library_only():
+    code = ("import sys, referee.rules, referee.cards, referee.errors\n"
+            "from referee.rules import ENGINES\n"
+            "outside = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'referee'})\n"
+            "print(','.join(m for m in outside if not m.startswith('_')))")
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert found == "", f"the rules core imports {found}"
+
+
+@pytest.mark.parametrize("engine", ENGINE_LIST, ids=IDS)
+def test_the_declarations_are_complete(engine):
+    assert set(samples_for(engine)) == set(engine.MOVES), "the random player's samples name every move"
+    for attr in ("NAME", "TITLE", "PLAYERS", "OPTIONS", "RULINGS", "MOVES", "PHASES", "JUDGES",
+                 "new_game", "apply", "allowed", "public_view", "standings", "outcome"):
+        assert hasattr(engine, attr), f"{engine.NAME} lacks {attr}"
+    assert engine.MOVES and all(isinstance(m, Move) for m in engine.MOVES.values())
+    for kind, move in engine.MOVES.items():
+        assert move.description and move.rules, kind
+        assert all(isinstance(f, Field) for f in move.fields)
+        assert move.actor is None or move.actor in move.field_names()
+        for rule in move.rules:
+            assert rule in engine.RULINGS, f"{engine.NAME} {kind} cites {rule}, which it does not rule"
+    for phase, kinds in engine.PHASES.items():
+        assert set(kinds) <= set(engine.MOVES), phase
+    assert set().union(*engine.PHASES.values()) == set(engine.MOVES), "a move that no phase accepts"
+
+
+def _cited(state: dict, error: RuleError | None = None) -> set[str]:
+    rules = {e["rule"] for e in state.get("events") or [] if e.get("rule")}
+    for round_ in state.get("rounds") or []:
+        for notes in (round_.get("breakdown") or {}).values():
+            rules |= {n["rule"] for n in notes if isinstance(n, dict) and n.get("rule")}
+    if error is not None and error.rule:
+        rules.add(error.rule)
+    return rules
+
+
+def _not_allowed_refused(engine, state: dict, allowed: dict, rng: random.Random, cited: set) -> None:
+    """A move of each type that ``allowed`` does not list is refused with a ruling id."""
+    snapshot = json.dumps(state, sort_keys=True)
+    for kind, sample in samples_for(engine).items():
+        if kind in allowed:
+            continue
+        body = dict(sample)
+        actor = engine.MOVES[kind].actor
+        if actor:
+            body[actor] = rng.choice(state["players"])
+        with pytest.raises(IllegalMove) as info:
+            engine.apply(state, body)
+        assert info.value.rule, f"{engine.NAME}: a {kind} move refused without a ruling"
+        cited.add(info.value.rule)
+    assert json.dumps(state, sort_keys=True) == snapshot
+
+
+def play_random_game(engine, seed: int):
+    """Plays one random game: returns the states and the moves, checking the contract at each step."""
+    rng = random.Random(seed)
+    player = player_for(engine)
+    state = engine.new_game(list(TABLES[engine.NAME]), {})
+    states, moves, cited = [state], [], set()
+    for _ in range(MAX_MOVES):
+        allowed = engine.allowed(state)
+        view = public_state(engine, state)
+        assert json.loads(json.dumps(view)) == view
+        assert view["allowed"] == allowed
+        assert view["phase"] == state["phase"] and "round" in view and isinstance(view["events"], list)
+        outcome = view["outcome"]
+        assert set(outcome) == {"status", "winners", "reason", "rule"}
+        if outcome["status"] == "finished":
+            assert allowed == {} and outcome["winners"] and outcome["rule"] in engine.RULINGS
+            break
+        assert allowed, f"{engine.NAME}: nothing is allowed in phase {state['phase']} of a game in progress"
+        if rng.random() < 0.1:
+            _not_allowed_refused(engine, state, allowed, rng, cited)
+        move = player(state, allowed, rng)
+        assert move["type"] in allowed
+        actor = engine.MOVES[move["type"]].actor
+        if actor and allowed[move["type"]]["players"] is not None and move.get(actor) is not None:
+            assert move[actor] in allowed[move["type"]]["players"]
+        before = copy.deepcopy(state)
+        try:
+            new = engine.apply(state, move)
+        except RuleError as error:  # pragma: no cover - the message says what went wrong
+            raise AssertionError(f"{engine.NAME} seed {seed}: {move} drawn from {allowed} was refused: "
+                                 f"{error.rule} {error.detail}") from None
+        assert state == before, f"{engine.NAME}: apply changed the state it was given"
+        cited |= _cited(new)
+        state = new
+        states.append(state)
+        moves.append(move)
+    else:
+        raise AssertionError(f"{engine.NAME} seed {seed}: no end after {MAX_MOVES} moves")
+    return states, moves, cited
+
+
+@pytest.mark.parametrize("engine", ENGINE_LIST, ids=IDS)
+def test_random_whole_games_keep_the_contract(engine):
+    cited = set()
+    for seed in range(GAMES):
+        states, moves, rules = play_random_game(engine, seed)
+        cited |= rules
+        # Replaying the log gives the same state; so does a state that went through JSON.
+        replayed = engine.new_game(list(TABLES[engine.NAME]), {})
+        for move in moves:
+            replayed = engine.apply(json.loads(json.dumps(replayed)), move)
+        assert json.dumps(replayed, sort_keys=True) == json.dumps(states[-1], sort_keys=True)
+    unknown = cited - set(engine.RULINGS)
+    assert not unknown, f"{engine.NAME} cites rulings it does not list: {sorted(unknown)}"
+
+
+@pytest.mark.parametrize("engine", ENGINE_LIST, ids=IDS)
+def test_an_unknown_type_and_a_malformed_move_change_nothing(engine):
+    state = engine.new_game(list(TABLES[engine.NAME]), {})
+    before = copy.deepcopy(state)
+    for move in ({"type": "no-such-move"}, {"type": 7}, [], "play", {}):
+        with pytest.raises(RuleError):
+            engine.apply(state, move)
+    assert state == before
