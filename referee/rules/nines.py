@@ -25,8 +25,8 @@ from typing import Any
 
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_field, in_progress,
-    left_of, resolve_options,
+    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_choice, get_field,
+    get_int, in_progress, left_of, resolve_options,
 )
 from referee.rules.fields import Card, Choice, Int, Player, Shaped
 
@@ -38,6 +38,7 @@ CARDS_PER_DECK = 54  # N9-1: 52 cards and two Jokers
 ROWS = ((0, 1, 2), (3, 4, 5), (6, 7, 8))
 COLUMNS = ((0, 3, 6), (1, 4, 7), (2, 5, 8))
 FACE_UP_AT_DEAL = 3  # N9-2
+JOKER_POINTS = -3  # N9-6; N9-9 lets the table choose -2 or -5
 
 OPTIONS = {
     "decks": {"default": None, "schema": {"type": "integer", "minimum": 2, "maximum": 20},
@@ -47,6 +48,11 @@ OPTIONS = {
                "description": "The game ends after the first hand at whose end a total reaches this (N9-7)."},
     "dealer": {"default": None, "schema": {"type": "string"},
                "description": "The first hand's dealer; default the last player listed (G-2)."},
+    "hands": {"default": None, "schema": {"type": "integer", "minimum": 1, "maximum": 100},
+              "description": "House rule: play this many hands, whatever the totals; the target is then "
+                             "unused (N9-9)."},
+    "joker_points": {"default": JOKER_POINTS, "schema": {"type": "integer", "enum": [-3, -2, -5]},
+                     "description": "House rule: a Joker's points outside a set, -3, -2 or -5 (N9-9)."},
 }
 RULINGS = {
     "G-1": "Players are listed in seat order; a player's left is the next one in the list.",
@@ -64,18 +70,20 @@ RULINGS = {
     "N9-6": "Card points: in a set 0; otherwise K 0, Joker -3, J and Q 10, A 1, 2-10 face value.",
     "N9-7": "The game ends after the first hand at whose end a total reaches the target (default 100); "
             "lowest total wins, ties share.",
-    "N9-8": "The deal passes left each hand; the dealer's left plays first. An empty stock is remade "
-            "from the discard pile but its top card.",
+    "N9-8": "The deal passes left each hand; the dealer's left plays first. A draw from an empty stock "
+            "first remakes it from the discard pile but its top card (G-4).",
+    "N9-9": "House rules: a fixed number of hands instead of the target (lowest total wins), and a "
+            "Joker's points -3, -2 or -5.",
 }
 
 
 # ---------------------------------------------------------------- scoring (N9-5, N9-6)
 
-def card_points(card: str) -> int:
-    """Points of a card that is not in a set (N9-6)."""
+def card_points(card: str, joker: int = JOKER_POINTS) -> int:
+    """Points of a card that is not in a set (N9-6; a Joker's points are the table's, N9-9)."""
     rank = rank_of(card)
     if rank == JOKER:
-        return -3
+        return joker
     if rank == "K":
         return 0
     if rank in ("J", "Q"):
@@ -101,11 +109,11 @@ def _line_name(cells: list[int]) -> str:
     return f"column {COLUMNS.index(tuple(cells)) + 1}"
 
 
-def score_grid(grid: list[str]) -> dict:
+def score_grid(grid: list[str], joker: int = JOKER_POINTS) -> dict:
     """Score one full grid: the total, its sets, each cell's points, and a breakdown citing rulings."""
     sets = find_sets(grid)
     in_set = {i for found in sets for i in found["cells"]}
-    points = [0 if i in in_set else card_points(card) for i, card in enumerate(grid)]
+    points = [0 if i in in_set else card_points(card, joker) for i, card in enumerate(grid)]
     breakdown = [{"rule": "N9-5", "points": 0,
                   "detail": f"Set in {_line_name(s['cells'])} (positions {', '.join(map(str, s['cells']))}): "
                             f"three cards of rank {s['rank']}."} for s in sets]
@@ -113,7 +121,8 @@ def score_grid(grid: list[str]) -> dict:
         if i in in_set:
             breakdown.append({"rule": "N9-5", "points": 0, "detail": f"{card} at position {i} is in a set: 0."})
         else:
-            breakdown.append({"rule": "N9-6", "points": points[i],
+            rule = "N9-9" if card == JOKER and joker != JOKER_POINTS else "N9-6"
+            breakdown.append({"rule": rule, "points": points[i],
                               "detail": f"{card} at position {i}: {points[i]}."})
     return {"points": sum(points), "sets": sets, "card_points": points, "breakdown": breakdown}
 
@@ -170,9 +179,13 @@ def new_game(players: list[str], options: dict | None = None) -> dict:
     dealer = opts["dealer"] if opts["dealer"] is not None else players[-1]  # G-2
     if not isinstance(dealer, str) or dealer not in players:
         raise InvalidInput("Option 'dealer' must name a player.")
+    hands = opts["hands"]
+    if hands is not None:
+        get_int(opts, "hands", 1, 100)
+    joker = get_choice(opts, "joker_points", (-3, -2, -5))
     state = {
         "players": players,
-        "options": {"decks": decks, "target": target, "dealer": dealer},
+        "options": {"decks": decks, "target": target, "dealer": dealer, "hands": hands, "joker_points": joker},
         "hand": 1,
         "dealer": dealer,
         "totals": {p: 0 for p in players},
@@ -263,8 +276,7 @@ def _turn(state: dict, move: dict) -> None:
     # N9-3: take the top card of one pile.
     if source == "stock":
         if state["stock"] == 0:
-            raise IllegalMove("N9-8", "The stock is empty and the discard pile holds only its top card: "
-                                      "take the discard.", legal=["discard"])
+            _remake_stock(state)
         known = state.get("stock_cards")
         if known is not None:
             # N9-8, N9-1: the stock was remade from the discard pile, so the table has seen every card in it.
@@ -288,7 +300,6 @@ def _turn(state: dict, move: dict) -> None:
         pile.append(_replaced_card(grid, position, replaced))
         grid[position] = card
     _check_accounting(state)
-    _reshuffle_if_empty(state)
     state["turns"] = state.get("turns", 0) + 1
     _after_turn(state, player)
 
@@ -306,14 +317,19 @@ def _replaced_card(grid: list, position: int, replaced: str | None) -> str:
     return known
 
 
-def _reshuffle_if_empty(state: dict) -> None:
-    """N9-8: an empty stock is remade at once from the discard pile but its top card."""
+def _remake_stock(state: dict) -> None:
+    """N9-8, G-4: a draw from an empty stock first remakes it from the discard pile but its top
+    card (at that moment, never earlier)."""
     pile = state["discard_pile"]
-    if state["stock"] == 0 and len(pile) > 1:
-        state["stock"] = len(pile) - 1
-        state["stock_cards"] = pile[:-1]
-        state["discard_pile"] = pile[-1:]
-        state["reshuffles"] += 1
+    if len(pile) <= 1:
+        raise IllegalMove("N9-8", "The stock is empty and the discard pile holds only its top card: "
+                                  "take the discard.", legal=["discard"])
+    state["stock"] = len(pile) - 1
+    state["stock_cards"] = pile[:-1]
+    del pile[:-1]  # in place: the turn holds this list
+    state["reshuffles"] += 1
+    state["events"].append({"rule": "N9-8", "text": f"The stock was empty: the discard pile but its top card "
+                                                   f"became the new stock ({state['stock']} cards)."})
 
 
 def _after_turn(state: dict, player: str) -> None:
@@ -371,7 +387,8 @@ def _hand_result(state: dict, move: dict) -> None:
 # ---------------------------------------------------------------- end of a hand, end of the game
 
 def _score_hand(state: dict, grids: dict) -> None:
-    results = {p: score_grid(grids[p]) for p in state["players"]}
+    joker = state["options"].get("joker_points", JOKER_POINTS)
+    results = {p: score_grid(grids[p], joker) for p in state["players"]}
     for p, result in results.items():
         state["totals"][p] += result["points"]
     state["rounds"].append({
@@ -385,7 +402,8 @@ def _score_hand(state: dict, grids: dict) -> None:
         "card_points": {p: r["card_points"] for p, r in results.items()},
         "grids": {p: list(grids[p]) for p in state["players"]},
     })
-    if max(state["totals"].values()) >= state["options"]["target"]:  # N9-7
+    fixed = state["options"].get("hands")
+    if (state["hand"] >= fixed) if fixed else max(state["totals"].values()) >= state["options"]["target"]:  # N9-7, N9-9
         best = min(state["totals"].values())
         state.update({"phase": "finished", "to_play": None, "grids": {p: list(grids[p]) for p in grids},
                       "winners": [p for p in state["players"] if state["totals"][p] == best],
@@ -427,6 +445,9 @@ def public_view(state: dict) -> dict:
 
 def outcome(state: dict):
     if state["phase"] == "finished":
+        if state["options"].get("hands"):
+            return finished(state["winners"], f"{state['options']['hands']} hands have been played; the lowest "
+                                              "total wins.", "N9-9")
         return finished(state["winners"], "A total reached the target at the end of a hand; the lowest "
                                           "total wins.", "N9-7")
     return in_progress()
@@ -486,7 +507,7 @@ def choices(state: dict, kind: str) -> dict:
     if kind != "turn":
         return {}
     grid = state["grids"][state["to_play"]]
-    sources = (["stock"] if state["stock"] else []) + ["discard"]
+    sources = (["stock"] if state["stock"] or len(state["discard_pile"]) > 1 else []) + ["discard"]
     return {"source": sources, "position": [*range(CELLS), None],
             "face_down": [i for i, card in enumerate(grid) if card is None]}
 
@@ -543,8 +564,12 @@ apply, allowed = bind(__name__)
 # ---------------------------------------------------------------- dispute verdict
 
 def judge_grid(body: Any) -> dict:
-    check_keys(body, {"grid"}, what="request")
-    return score_grid(parse_grid(get_field(body, "grid", list)))
+    check_keys(body, {"grid", "decks", "joker_points"}, what="request")
+    grid = parse_grid(get_field(body, "grid", list))
+    decks = get_int(body, "decks", 1, 20, required=False)
+    if decks is not None:
+        check_copies(grid, _copies(decks), rule="N9-1")  # no more copies than the decks hold
+    return score_grid(grid, get_choice(body, "joker_points", (-3, -2, -5), required=False, default=JOKER_POINTS))
 
 
 _CODES = {"type": "array", "minItems": 9, "maxItems": 9, "items": {"type": "string"}}
@@ -559,7 +584,13 @@ JUDGES = {
         "Score one full Nines grid: sets in rows and columns, points per card (N9-5, N9-6).",
         request={"type": "object", "required": ["grid"], "additionalProperties": False,
                  "properties": {"grid": {"description": "9 card codes row by row, or 3 rows of 3.",
-                                         "oneOf": [_CODES, _ROWS]}}},
+                                         "oneOf": [_CODES, _ROWS]},
+                                "decks": {"type": "integer", "minimum": 1, "maximum": 20,
+                                          "description": "Decks in play: the grid may hold no more copies "
+                                                         "of a card than they do (N9-1). Omitted: not "
+                                                         "checked."},
+                                "joker_points": {"type": "integer", "enum": [-3, -2, -5], "default": -3,
+                                                 "description": "A Joker's points (N9-9)."}}},
         response={"type": "object", "required": ["points", "sets", "card_points", "breakdown"],
                   "properties": {
                       "points": {"type": "integer"},

@@ -21,12 +21,15 @@ OPTIONS = {
               "description": "1 or 2 standard decks; default 2 with more than five players, else 1 (N99-1)."},
     "first_player": {"default": None, "schema": {"type": "string"},
                      "description": "Who plays first in round 1; default the first player listed (N99-2)."},
+    "hand_size": {"default": HAND, "schema": {"type": "integer", "minimum": 1, "maximum": 5},
+                  "description": "House rule: the cards dealt to each player, 1 to 5 (N99-9; the sheet "
+                                 "deals 3, N99-2)."},
 }
 RULINGS = {
     "G-1": "Players are listed in seat order; clockwise is the order of the list.",
     "G-2": "The service never deals; the table records what becomes public.",
     "N99-1": "One 52-card deck, or two (default two with more than five players); 9 tokens each.",
-    "N99-2": "Three cards each, total 0, clockwise; each round starts one seat further left.",
+    "N99-2": "Three cards each, an empty pile (no top card) with total 0, clockwise; each round starts one seat further left.",
     "N99-3": "3-8 face value (4 reverses), 9 adds 0, J Q K add 10 (J skips the next player), "
              "10 is +10 or -10, A is +1 or +11, a 2 halves an even total over 49 and doubles otherwise.",
     "N99-4": "With two players a J gives another turn and a 4 does not reverse; eliminated players are skipped.",
@@ -36,6 +39,7 @@ RULINGS = {
     "N99-7": "A player who forgot to draw plays on with one card fewer; no card on your turn ends the "
              "round and costs three tokens.",
     "N99-8": "When the draw pile runs out the played cards but the top one are reshuffled; the total stays.",
+    "N99-9": "House rule: the table may deal 1 to 5 cards to each player instead of 3; N99-7 counts from it.",
 }
 LIMITS = (33, 66)
 DECLARED = {"10": (10, -10), "A": (1, 11)}  # N99-3: the values a 10 and an A may be declared as
@@ -147,7 +151,8 @@ def new_game(players: list[str], options: dict | None = None) -> dict:
     options = resolve_options(OPTIONS, options)
     tokens = get_int(options, "tokens", 1, 99)
     options["decks"] = _decks(options, len(players))
-    if HAND * len(players) >= 52 * options["decks"]:
+    hand = get_int(options, "hand_size", 1, 5)
+    if hand * len(players) >= 52 * options["decks"]:
         raise InvalidInput("Too many players for the deck: use two decks.")
     first = options["first_player"]
     if first is None:
@@ -169,6 +174,11 @@ def new_game(players: list[str], options: dict | None = None) -> dict:
     return state
 
 
+def _hand(state: dict) -> int:
+    """The cards dealt to each player (N99-2; N99-9 house rule). Older games lack the option."""
+    return state["options"].get("hand_size") or HAND
+
+
 def _active(state: dict) -> list[str]:
     return [p for p in state["players"] if p not in state["out"]]
 
@@ -182,12 +192,13 @@ def _start_round(state: dict, starter: str) -> None:
         direction="clockwise",
         to_play=starter,
         starter=starter,
-        hand_sizes={p: (HAND if p in active else 0) for p in state["players"]},
+        hand_sizes={p: (_hand(state) if p in active else 0) for p in state["players"]},
         played_this_round=[],
         missed_draws={},
         # Card accounting (N99-8): cards on the pile since the last shuffle, and the draw pile.
         pile=[],
-        draw_pile=52 * state["options"]["decks"] - HAND * len(active),
+        top=None,  # N99-2: each round starts with an empty pile, no top card
+        draw_pile=52 * state["options"]["decks"] - _hand(state) * len(active),
         round_losses={p: 0 for p in state["players"]},
         round_notes={p: [] for p in state["players"]},
     )

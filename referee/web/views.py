@@ -168,7 +168,7 @@ def new_game(name):
         for key in engine.OPTIONS:
             raw = values[key].strip()
             if raw:
-                options[key] = int(raw) if raw.lstrip("-").isdigit() else raw
+                options[key] = ui.option_value(engine.OPTIONS[key], raw)
         try:
             game, token = store.create_game(name, players, options)
         except RuleError as exc:

@@ -129,7 +129,7 @@ def test_recorded_dealer_moves_the_first_player():  # G-1: left of Ann is Bob; o
 
 
 def test_module_declares_every_ruling_and_move():
-    assert set(nines.RULINGS) == {"G-1", "G-2"} | {f"N9-{i}" for i in range(1, 9)}
+    assert set(nines.RULINGS) == {"G-1", "G-2"} | {f"N9-{i}" for i in range(1, 10)}
     assert set(nines.MOVES) == {"deal", "turn", "reveal", "hand_result"}
     assert nines.NAME == "nines" and set(nines.JUDGES) == {"grid"}
 
@@ -338,8 +338,13 @@ def test_empty_stock_is_remade_from_the_discard_pile_but_its_top():
         v = view(state)
         assert v["stock"] + 18 + len(v["discard_pile"]) == 108
     v = view(state)
-    assert v["reshuffles"] == 1
-    assert v["stock"] == 89 and v["discard_pile"] == [draws[-1]]
+    # G-4: the stock is remade when a draw finds it empty, not when the last card leaves it
+    assert v["reshuffles"] == 0 and v["stock"] == 0 and len(v["discard_pile"]) == 90
+    refused(state, turn("Bob", "stock", "QC"), rule="N9-1")  # the remade stock holds only the old pile
+    drawn = play(state, turn("Bob", "stock", "10C"))
+    v = view(drawn)
+    assert v["reshuffles"] == 1 and v["stock"] == 88 and v["discard_pile"] == [draws[-1], "10C"]
+    assert any(e["rule"] == "N9-8" for e in v["events"])
     face_down = _deck_without(["KS", "KH", "KD", "QS", "QH", "QD", "2C"])[89:]  # the 12 face-down cards
     assert "5S" not in face_down and "QC" in face_down
     # Both 10C were in the old pile; they are back in the stock, so a 10C may be drawn again.
@@ -357,7 +362,7 @@ def test_remade_stock_counts_as_seen_n9_1_n9_8():
     draws, face_down = pool[:89], pool[89:]
     for i, card in enumerate(draws):
         state = play(state, turn(["Ann", "Bob"][i % 2], "stock", card))
-    assert view(state)["reshuffles"] == 1 and draws.count("5S") == 2
+    assert view(state)["reshuffles"] == 0 and view(state)["stock"] == 0 and draws.count("5S") == 2
     # Both 5S lie in the remade stock: a face-down 5S would be a third one seen.
     refused(state, turn("Bob", "stock", "10C", 3, "5S"), rule="N9-1")
     # The remade stock holds only the old pile: a card that never reached the pile cannot be drawn from it.
@@ -554,14 +559,60 @@ def test_judge_shape_breakdown_and_nested_grid():
     json.dumps(result)
 
 
+GRID_OK = ["7H", "7S", "7D", "2C", "3C", "4C", "5C", "6C", "JK"]
+
+
 @pytest.mark.parametrize("body", [
     {}, {"grid": ["7H"] * 8}, {"grid": ["7H"] * 10}, {"grid": "7H"}, {"grid": ["7H"] * 8 + ["ZZ"]},
-    {"grid": [["7H"] * 3, ["7H"] * 3, ["7H"] * 2]}, {"grid": [["7H"] * 3] * 2}, {"grid": ["7H"] * 9, "decks": 2},
+    {"grid": [["7H"] * 3, ["7H"] * 3, ["7H"] * 2]}, {"grid": [["7H"] * 3] * 2}, {"grid": GRID_OK, "extra": 2}, {"grid": GRID_OK, "decks": "2"},
+    {"grid": GRID_OK, "decks": 0}, {"grid": GRID_OK, "joker_points": -4},
     {"grid": [7] * 9}, {"grid": [None] * 9}, ["7H"] * 9, None,
 ])
 def test_judge_rejects_malformed_bodies(body):
     with pytest.raises(InvalidInput):
         nines.JUDGES["grid"].fn(body)
+
+
+def test_judge_refuses_more_copies_than_the_decks_hold():
+    # Nines verdict: as in a game, a grid holds no more copies of a card than the decks (N9-1)
+    three = ["7H", "7H", "7H", "2C", "3C", "4C", "5C", "6C", "8C"]
+    with pytest.raises(IllegalMove) as caught:
+        nines.JUDGES["grid"].fn({"grid": three, "decks": 2})
+    assert caught.value.rule == "N9-1"
+    assert nines.JUDGES["grid"].fn({"grid": three, "decks": 3})["points"] == 28  # the 7H row is a set
+    jokers = ["JK"] * 5 + ["2C", "3C", "4C", "5C"]
+    with pytest.raises(IllegalMove):
+        nines.JUDGES["grid"].fn({"grid": jokers, "decks": 2})  # 2 decks hold 4 Jokers
+    assert nines.JUDGES["grid"].fn({"grid": jokers, "decks": 3})["points"] == -15 + 14
+    assert nines.JUDGES["grid"].fn({"grid": jokers})["points"] == -1  # no decks given: not counted
+
+
+def test_n9_9_joker_points_in_the_verdict_and_in_a_game():
+    grid = ["JK", "2C", "3C", "4C", "5C", "6C", "8C", "9C", "KS"]     # 2+3+4+5+6+8+9 = 37
+    assert nines.JUDGES["grid"].fn({"grid": grid})["points"] == 37 - 3
+    result = nines.JUDGES["grid"].fn({"grid": grid, "joker_points": -5})
+    assert result["points"] == 37 - 5 and result["breakdown"][0]["rule"] == "N9-9"
+    state = nines.new_game(P3, {"joker_points": -2})
+    other = ["KH", "KD", "KC", "AC", "AD", "AH", "2D", "2H", "2S"]
+    state = play(state, {"type": "hand_result", "grids": {"Ann": grid, "Bob": other, "Cy": other}})
+    assert state["rounds"][0]["scores"]["Ann"] == 37 - 2
+    with pytest.raises(InvalidInput):
+        nines.new_game(P3, {"joker_points": -4})
+
+
+def test_n9_9_a_fixed_number_of_hands_ends_the_game_whatever_the_totals():
+    low = ["KC", "KC", "KS", "2H", "2H", "2S", "3H", "3H", "3S"]  # three sets: 0
+    state = nines.new_game(P3, {"hands": 2, "target": 5})
+    grids = {"Ann": GRID_LOW, "Bob": low, "Cy": GRID_60}           # 12, 0, 60: past the target
+    state = play(state, {"type": "hand_result", "grids": grids})
+    v = view(state)
+    assert v["status"] == "in_progress" and v["hand"] == 2            # the target is unused (N9-9)
+    state = play(state, {"type": "hand_result", "grids": grids})
+    v = view(state)
+    assert v["status"] == "finished" and v["winners"] == ["Bob"] and v["outcome"]["rule"] == "N9-9"
+    refused(state, {"type": "hand_result", "grids": grids}, rule="N9-9")
+    with pytest.raises(InvalidInput):
+        nines.new_game(P3, {"hands": 0})
 
 
 CARDS = st.sampled_from(FULL_DECK)
@@ -705,9 +756,13 @@ def _random_game(rnd, players, target, place=0.8, discard_until_reshuffle=False)
         else:
             player = v["to_play"]
             grid = v["grids"][player]
-            source = "stock" if v["stock"] and rnd.random() < 0.7 else "discard"
+            can_draw = v["stock"] or len(v["discard_pile"]) > 1
+            source = "stock" if can_draw and rnd.random() < 0.7 else "discard"
+            remade = source == "stock" and (state.get("stock_cards") is not None or not v["stock"])
             if source == "discard":
                 card = v["discard_top"]
+            elif not v["stock"]:  # G-4: this draw remakes the stock from the pile but its top (N9-8)
+                card = rnd.choice(v["discard_pile"][:-1])
             elif state.get("stock_cards") is not None:  # the stock was remade from the old pile (N9-8)
                 card = rnd.choice(state["stock_cards"])
             else:
@@ -717,7 +772,7 @@ def _random_game(rnd, players, target, place=0.8, discard_until_reshuffle=False)
             position = rnd.choice(hidden or [None, 0]) if rnd.random() < placing else None
             move = turn(player, source, card, position)
             if position is not None and grid[position] is None:
-                move["replaced"] = fresh(v, [card] if source == "stock" and state.get("stock_cards") is None else [])
+                move["replaced"] = fresh(v, [card] if source == "stock" and not remade else [])
         snapshot = copy.deepcopy(state)
         new = nines.apply(state, move)
         assert state == snapshot  # the input is never mutated

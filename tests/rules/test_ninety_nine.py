@@ -217,6 +217,32 @@ def test_new_round_resets_total_direction_and_hands():
     state = play(state, "Bob", "KS")  # 100: Bob loses the round
     assert state["total"] == 0 and state["direction"] == "clockwise"
     assert state["hand_sizes"] == {p: 3 for p in ABC} and state["to_play"] == "Bob"
+    # N99-2: an empty pile, with no top card carried over from the last round
+    view = public_state(n99, state)
+    assert view["top"] is None and state["pile"] == []
+
+
+# ---------------------------------------------------------------- N99-9 house rule: hand size
+
+@pytest.mark.parametrize("size", [1, 2, 4, 5])
+def test_n99_9_the_table_chooses_the_hand_size_and_n99_7_counts_from_it(size):
+    state = n99.new_game(ABC, {"hand_size": size})
+    assert state["hand_sizes"] == {p: size for p in ABC}
+    assert state["draw_pile"] == 52 - size * 3
+    state = play(state, "Ann", "5H")
+    state = n99.apply(state, {"type": "missed_draw", "player": "Ann"})
+    assert state["hand_sizes"]["Ann"] == size - 1
+    state["total"] = 95
+    state = play(state, "Bob", "KS")  # 105: Bob loses the round; everyone is dealt ``size`` again
+    assert state["hand_sizes"] == {p: size for p in ABC}
+    assert state["draw_pile"] == 52 - size * 3
+
+
+def test_n99_9_hand_size_default_and_limits():
+    assert n99.new_game(ABC)["options"]["hand_size"] == 3
+    for bad in (0, 6, "3", True, None):
+        with pytest.raises(InvalidInput):
+            n99.new_game(ABC, {"hand_size": bad})
 
 
 # ---------------------------------------------------------------- N99-7 missed draws

@@ -87,8 +87,8 @@ def with_hands(state, sizes):
 def test_interface_constants():
     assert g.NAME == "sixty-nine" and g.PLAYERS == (2, 6)
     assert set(g.MOVES) == {"deal", "play", "pass", "chance", "flip", "scramble"}
-    assert set(g.RULINGS) == {"G-1", "G-2"} | {f"S69-{n}" for n in range(1, 13)}
-    assert set(g.OPTIONS) == {"dealer", "target"} and g.OPTIONS["target"]["default"] == 69
+    assert set(g.RULINGS) == {"G-1", "G-2"} | {f"S69-{n}" for n in range(1, 14)}
+    assert set(g.OPTIONS) == {"dealer", "target", "single_winner"} and g.OPTIONS["target"]["default"] == 69
     assert set(g.JUDGES) == {"set", "score"}
 
 
@@ -844,6 +844,26 @@ def test_s69_12_every_player_at_the_target_wins_ranked_by_points():
     assert state["phase"] == "finished"
     assert g.standings(state) == {ANN: 12 - 5, BOB: 4, CAT: 0}
     assert state["winners"] == [ANN, BOB]
+
+
+def test_s69_13_single_winner_house_rule():
+    state = g.new_game(P3, {"target": 4, "single_winner": True})
+    state = run(state, deal(CAT, "5A"), play(ANN, 1, "5B", "5C", "5D", "5E", "5F"), flip(ANN, "7A"))
+    state = run(with_hands(state, {BOB: 3}), play(BOB, 2, "7B", "7C", "7D"), chance(CAT), chance(ANN))
+    view = public_state(g, state)
+    assert view["status"] == "finished" and view["winners"] == [ANN]          # 7 beats 4
+    assert view["outcome"]["rule"] == "S69-13"
+    refused(state, deal(BOB, "2A"), rule="S69-13")
+    assert g.new_game(P3, {})["options"]["single_winner"] is False
+    with pytest.raises(InvalidInput):
+        g.new_game(P3, {"single_winner": "yes"})
+
+
+def test_s69_13_a_tie_for_most_still_shares():
+    state = g.new_game([ANN, BOB, CAT], {"target": 1, "single_winner": True})
+    state.update(totals={ANN: 5, BOB: 5, CAT: 2}, events=[], emptied=ANN)   # a round ending on 5, 5, 2
+    g.game.end_round(state)
+    assert state["phase"] == "finished" and state["winners"] == [ANN, BOB]
 
 
 # ------------------------------------------------------------------ property tests

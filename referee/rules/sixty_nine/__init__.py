@@ -23,6 +23,9 @@ OPTIONS = {
                "description": "First dealer (G-2); default the last player listed."},
     "target": {"default": 69, "schema": {"type": "integer", "minimum": 1}, "description": "Points that end the game; every player at or over "
                                              "it after a round wins (S69-12)."},
+    "single_winner": {"default": False, "schema": {"type": "boolean"},
+                      "description": "House rule: when several players reach the target, only the one with "
+                                     "the most points wins; a tie for most shares (S69-13)."},
 }
 
 RULINGS = {
@@ -47,6 +50,8 @@ RULINGS = {
               "Lock and Scramble, +6 per six-card set, +10 per 0-9 collection, -1 per card in hand; floor 0.",
     "S69-12": "Next dealer: left of the player whose hand emptied; the game ends when anyone has 69 "
               "or more; every such player wins, ranked by points. 2-6 players.",
+    "S69-13": "House rule: a single winner, the one at or over the target with the most points; a tie for "
+              "most shares.",
 }
 
 
@@ -60,6 +65,8 @@ def new_game(players, options=None) -> dict:
     target = resolved["target"]
     if isinstance(target, bool) or not isinstance(target, int) or target < 1:
         raise InvalidInput("Option 'target' must be a positive integer.")
+    if not isinstance(resolved["single_winner"], bool):
+        raise InvalidInput("Option 'single_winner' must be true or false.")
     return game.initial_state(names, resolved)
 
 
@@ -91,8 +98,10 @@ def public_view(state: dict) -> dict:
 def outcome(state: dict):
     if state["phase"] == "finished":
         best = state["winners"]
+        single = state["options"].get("single_winner")
         return finished(best, f"{', '.join(best)} reached {state['options']['target']} points at the end of "
-                              f"round {state['round']}.", "S69-12")
+                              f"round {state['round']}" + (" with the most points." if single else "."),
+                        "S69-13" if single else "S69-12")
     return in_progress()
 
 

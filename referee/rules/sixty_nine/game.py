@@ -445,8 +445,11 @@ def end_round(state: dict) -> None:
     target = state["options"]["target"]
     reached = [p for p in players if state["totals"][p] >= target]
     if reached:
-        # S69-12: every player at or over the target wins, ranked by points.
+        # S69-12: every player at or over the target wins, ranked by points; S69-13: only the most.
         state["winners"] = sorted(reached, key=lambda p: -state["totals"][p])
+        if state["options"].get("single_winner"):
+            best = state["totals"][state["winners"][0]]
+            state["winners"] = [p for p in state["winners"] if state["totals"][p] == best]
         state.update(phase="finished", to_play=None)
         return
     dealer = left(state, emptied)

@@ -171,10 +171,23 @@ class GameUI:
         return None
 
     def option_field(self, name: str, spec: dict) -> dict:
-        """How the start form offers an option: a number, a player's name, or free text."""
+        """How the start form offers an option, read from its JSON Schema: a list of choices (an
+        enum, yes/no), a number, or free text."""
+        schema = spec.get("schema") or {}
+        if schema.get("type") == "boolean":
+            return {"kind": "choice", "choices": [("", "Default"), ("true", "Yes"), ("false", "No")]}
+        if "enum" in schema:
+            return {"kind": "choice", "choices": [("", "Default")] + [(str(v), str(v)) for v in schema["enum"]]}
         default = spec.get("default")
-        kind = "number" if isinstance(default, int) and not isinstance(default, bool) else "text"
-        return {"kind": kind, "choices": None}
+        numeric = schema.get("type") == "integer" or isinstance(default, int) and not isinstance(default, bool)
+        return {"kind": "number" if numeric else "text", "choices": None}
+
+    @staticmethod
+    def option_value(spec: dict, raw: str) -> Any:
+        """The option as the engine takes it: true/false for a yes/no, a whole number, or the text."""
+        if (spec.get("schema") or {}).get("type") == "boolean" and raw in ("true", "false"):
+            return raw == "true"
+        return int(raw) if raw.lstrip("-").isdigit() else raw
 
     # ---- moves
     def build(self, kind: str, form: MultiDict, view: dict) -> dict:
