@@ -20,7 +20,7 @@ from referee import store
 from referee.rules import ENGINES
 from referee.rules.base import RuleError
 from referee.web import chart
-from referee.web.games import FormError, pretty, ui_for
+from referee.web.games import FormError, allowed_players, allowed_values, pretty, ui_for
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static/web")
@@ -64,7 +64,8 @@ def usable_engines() -> dict:
 
 @bp.app_context_processor
 def _globals():
-    return {"csrf_token": generate_csrf, "engines": usable_engines()}
+    return {"csrf_token": generate_csrf, "engines": usable_engines(), "allowed_players": allowed_players,
+            "allowed_values": allowed_values}
 
 
 @bp.app_template_filter("card")

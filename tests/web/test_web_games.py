@@ -106,11 +106,9 @@ def test_five_crowns(phone, live_server):
     form.locator("select[name=discard]").select_option("7H")
     submit(page, "deal-form")
     form = page.locator("#draw-form")
-    form.locator("select[name=player]").select_option("Cid")  # not Cid's turn
-    form.locator("input[name=source][value=stock] + span").click()
-    submit(page, "draw-form")
-    expect(page.locator("#refused .rule")).to_be_visible()
-    form = page.locator("#draw-form")
+    # only what ``allowed`` says is offered: Ann draws (the dealer's left), from either pile
+    expect(form.locator("select[name=player] option")).to_have_text(["Ann"])
+    expect(form.locator("input[name=source]")).to_have_count(2)
     form.locator("input[name=source][value=discard] + span").click()
     submit(page, "draw-form")
     expect(page.locator("#discard-form")).to_be_visible()

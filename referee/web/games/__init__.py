@@ -102,6 +102,24 @@ def int_or_text(text: str) -> Any:
     return int(text) if text.lstrip("-").isdigit() and text not in ("-", "") else text
 
 
+def allowed_players(view: dict, kind: str, fallback: list | None = None) -> list:
+    """Who may make a ``kind`` move now, as ``allowed`` says; the game's players when the move
+    names no entitled player, and nobody when it is not allowed now."""
+    entry = (view.get("allowed") or {}).get(kind)
+    if entry is None:
+        return []
+    return entry["players"] if entry.get("players") is not None else list(fallback or view.get("players") or [])
+
+
+def allowed_values(view: dict, kind: str, field: str, fallback: list) -> list:
+    """The legal values of a field of a ``kind`` move where ``allowed`` lists them, else ``fallback``
+    (a list of values, or of (value, label) pairs, kept in its order)."""
+    values = ((view.get("allowed") or {}).get(kind) or {}).get("choices", {}).get(field)
+    if not isinstance(values, list):
+        return list(fallback)
+    return [item for item in fallback if (item[0] if isinstance(item, (tuple, list)) else item) in values]
+
+
 class GameUI:
     show_standings = True  # False when the game's own table already lists the totals
     card_list: list[str] = []  # the deck's real cards, offered as suggestions
