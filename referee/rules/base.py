@@ -311,8 +311,24 @@ def get_choice(obj: dict, key: str, choices, required: bool = True, default: Any
 
 # ---------------------------------------------------------------- setup helpers
 
-def check_players(players: Any, lo: int, hi: int) -> list[str]:
-    """Seat order (G-1): names must be distinct, non-blank strings."""
+def in_deck(read: Callable[[Any], Any], rule: str) -> Callable[[Any], Any]:
+    """``read`` (a card parser of ``referee.cards``) whose refusal of a card that is not in the
+    game's deck names the deck's ruling (G-3)."""
+
+    def parse(code: Any) -> Any:
+        try:
+            return read(code)
+        except InvalidInput as error:
+            if error.rule:
+                raise
+            raise InvalidInput(error.detail, rule=rule, legal=error.legal) from None
+
+    return parse
+
+
+def check_players(players: Any, lo: int, hi: int, rule: str | None = None) -> list[str]:
+    """Seat order (G-1): names must be distinct, non-blank strings; a wrong number of players is
+    refused citing ``rule`` (G-3)."""
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise InvalidInput("'players' must be a list of names.")
     names = [p.strip() for p in players]
@@ -324,7 +340,7 @@ def check_players(players: Any, lo: int, hi: int) -> list[str]:
         raise InvalidInput("Player names must be distinct.")
     if not lo <= len(names) <= hi:
         raise InvalidInput(f"This game needs {lo} to {hi} players." if lo != hi else
-                           f"This game needs exactly {lo} players.")
+                           f"This game needs exactly {lo} players.", rule=rule)
     return names
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
     IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_choice, get_field,
-    get_int, in_progress, left_of, resolve_options,
+    get_int, in_deck, in_progress, left_of, resolve_options,
 )
 from referee.rules.fields import Card, Choice, Int, Player, Shaped
 
@@ -129,8 +129,7 @@ def score_grid(grid: list[str], joker: int = JOKER_POINTS) -> dict:
 
 # ---------------------------------------------------------------- input parsing
 
-def _card(code: Any) -> str:
-    return parse_standard(code, jokers=True)
+_card = in_deck(lambda code: parse_standard(code, jokers=True), "N9-1")  # G-3
 
 
 def parse_grid(value: Any, what: str = "grid") -> list[str]:
@@ -166,7 +165,7 @@ def default_decks(players: int) -> int:
 
 
 def new_game(players: list[str], options: dict | None = None) -> dict:
-    players = check_players(players, *PLAYERS)
+    players = check_players(players, *PLAYERS, rule="N9-1")
     opts = resolve_options(OPTIONS, options)
     least = default_decks(len(players))
     decks = opts["decks"] if opts["decks"] is not None else least

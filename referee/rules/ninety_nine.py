@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from referee.cards import parse_standard, rank_of
 from referee.rules.base import (
     IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_choice,
-    get_field, get_int, in_progress, resolve_options,
+    get_field, get_int, in_deck, in_progress, resolve_options,
 )
 from referee.rules.fields import Card, Player, Shaped
 
@@ -42,6 +42,7 @@ RULINGS = {
     "N99-9": "House rule: the table may deal 1 to 5 cards to each player instead of 3; N99-7 counts from it.",
 }
 LIMITS = (33, 66)
+_card = in_deck(parse_standard, "N99-1")  # G-3: a card outside the deck cites the deck's ruling
 DECLARED = {"10": (10, -10), "A": (1, 11)}  # N99-3: the values a 10 and an A may be declared as
 TARGET = 99
 
@@ -147,7 +148,7 @@ def _decks(options: dict, players: int) -> int:
 
 
 def new_game(players: list[str], options: dict | None = None) -> dict:
-    players = check_players(players, *PLAYERS)
+    players = check_players(players, *PLAYERS, rule="N99-1")
     options = resolve_options(OPTIONS, options)
     tokens = get_int(options, "tokens", 1, 99)
     options["decks"] = _decks(options, len(players))
@@ -448,7 +449,7 @@ def _says_play(move: dict, show=str) -> str:
 
 MOVES = {
     "play": Move(
-        _play, (Player("player"), Card("card", read=parse_standard, example="KS"),
+        _play, (Player("player"), Card("card", read=_card, example="KS"),
                 Shaped("value", required=False, nullable=True, shape={"type": "integer", "enum": [-10, 1, 10, 11]},
                        description="Only for a 10 (10 or -10) or an A (1 or 11), N99-3.")),
         "Play a card on the pile; a 10 or an A declares its value.", ("N99-2", "N99-3", "N99-5"),
@@ -467,7 +468,7 @@ apply, allowed = bind(__name__)
 def judge_play(body: dict) -> dict:
     check_keys(body, {"total", "card", "value", "players"}, what="request")
     total = get_int(body, "total", lo=-10_000, hi=10_000)
-    card = parse_standard(get_field(body, "card", str))
+    card = _card(get_field(body, "card", str))
     value = body.get("value")  # checked with the card (N99-3)
     players = get_int(body, "players", lo=2, hi=PLAYERS[1], required=False, default=3)
     effect = play_effect(total, card, value, players)

@@ -20,8 +20,8 @@ from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    IllegalMove, Judge, Move, bind, check_keys, check_players, finished, get_field, in_progress, player_option,
-    resolve_options,
+    IllegalMove, Judge, Move, bind, check_keys, check_players, finished, get_field, in_deck, in_progress,
+    player_option, resolve_options,
 )
 from referee.rules.fields import Card, Choice, Int, Player
 
@@ -37,6 +37,7 @@ STRIKES_OUT = 3                     # X19-3: the third strike forces abandon
 TARGET = 19                         # X19-5
 STAKES = {0: 0, 1: 1, 2: 2, 3: 3, 4: 5, 5: 8}   # X19-4: total strikes -> stakes
 SOURCES = ("closed", "open")
+_parse = in_deck(parse_xix, "X19-1")  # G-3: a card outside the deck cites the deck's ruling
 
 OPTIONS = {
     "first_leader": {
@@ -112,7 +113,7 @@ JUDGES = {
 # ------------------------------------------------------------------ setup
 
 def new_game(players: Any, options: Any = None) -> dict:
-    names = check_players(players, *PLAYERS)
+    names = check_players(players, *PLAYERS, rule="X19-1")
     opts = resolve_options(OPTIONS, options)
     # X19-1 / G-2: the table's choice, else the first player listed
     leader = player_option(opts, "first_leader", names) or names[0]
@@ -146,7 +147,7 @@ def new_game(players: Any, options: Any = None) -> dict:
 
 def _card(obj: dict, key: str, nullable: bool = False) -> int | None:
     value = get_field(obj, key, (int, str), nullable=nullable)
-    return None if value is None else parse_xix(value)
+    return None if value is None else _parse(value)
 
 
 def _other(state: dict, name: str) -> str:
@@ -455,7 +456,7 @@ def _says_trade(move: dict, show) -> str:
 
 
 def _xix_card(name: str, **kwargs) -> Card:
-    return Card(name, read=parse_xix, numbers=True, example=7, **kwargs)
+    return Card(name, read=_parse, numbers=True, example=7, **kwargs)
 
 
 _FROM = Choice("from", choices=SOURCES, description="The hand the card comes from (X19-7).")

@@ -22,7 +22,7 @@ from collections import Counter
 from referee.cards import JOKER, parse_five_crowns
 from referee.rules.base import (
     IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_choice, get_field,
-    get_int, in_progress, left_of, player_option, resolve_options,
+    get_int, in_deck, in_progress, left_of, player_option, resolve_options,
 )
 from referee.rules.fields import Card, Cards, Choice, Player, Shaped
 from referee.rules.five_crowns.solver import (RANKS, best_lay_down, can_meld_all, card_points,
@@ -75,7 +75,7 @@ RULINGS = {
 # ---------------------------------------------------------------- setup
 
 def new_game(players, options=None) -> dict:
-    players = check_players(players, *PLAYERS)
+    players = check_players(players, *PLAYERS, rule="FC-1")
     opts = resolve_options(OPTIONS, options)
     decks = opts["decks"]
     if decks is None:
@@ -292,8 +292,7 @@ def _reveal(state: dict, player: str, melds, leftover, discard: str):
     state["hand_sizes"][player] = 0
 
 
-def _card(code) -> str:
-    return parse_five_crowns(code)
+_card = in_deck(parse_five_crowns, "FC-1")  # G-3: a card outside the deck cites the deck's ruling
 
 
 def _event(state: dict, rule: str, text: str):

@@ -59,7 +59,7 @@ def new_game(players, options=None) -> dict:
     if isinstance(players, list) and not PLAYERS[0] <= len(players) <= PLAYERS[1]:
         raise InvalidInput(f"69 is a game for {PLAYERS[0]} to {PLAYERS[1]} players, not {len(players)}.",
                            rule="S69-12")
-    names = base.check_players(players, *PLAYERS)
+    names = base.check_players(players, *PLAYERS, rule="S69-12")
     resolved = base.resolve_options(OPTIONS, options)
     base.player_option(resolved, "dealer", names)
     target = resolved["target"]

@@ -36,8 +36,7 @@ def right(state: dict, name: str) -> str:
     return base.left_of(state["players"], name, -1)
 
 
-def parse_card(code) -> str:
-    return card_codes.parse_sixty_nine(code)
+parse_card = base.in_deck(card_codes.parse_sixty_nine, "S69-1")  # G-3
 
 
 def parse_cards(codes, what: str) -> list[str]:

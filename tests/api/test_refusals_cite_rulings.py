@@ -1,0 +1,89 @@
+"""G-3: every refusal of a move or a verdict request that breaks a rule names the ruling: a wrong
+number of players, a card that is not in the game's deck, more copies than the decks hold, a move
+of no cards where one or more are needed. Over every engine and every verdict route, over HTTP."""
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.rules import ENGINES
+from referee.rules.fields import Card, Cards
+
+NOT_A_CARD = "ZZ9"
+TOO_MANY = {"ninety-nine": 17, "nines": 19, "five-crowns": 15, "xix": 3, "sixty-nine": 7}
+VERDICTS = {  # a body naming a card outside the deck, for every verdict route
+    ("ninety-nine", "play"): {"total": 10, "card": NOT_A_CARD},
+    ("nines", "grid"): {"grid": ["5H"] * 8 + [NOT_A_CARD]},
+    ("xix", "trick"): {"lead": 19, "follow": 3},
+    ("five-crowns", "hand"): {"round": 1, "cards": ["3H", "4H", NOT_A_CARD]},
+    ("five-crowns", "meld"): {"round": 1, "cards": ["3H", "4H", NOT_A_CARD]},
+    ("sixty-nine", "set"): {"cards": ["1A", NOT_A_CARD]},
+    ("sixty-nine", "score"): {"captured": [["1A", "2B", NOT_A_CARD]]},
+}
+TOO_MANY_COPIES = {  # the same, with more copies than the decks hold
+    ("nines", "grid"): {"grid": ["5H"] * 9, "decks": 2},
+    ("five-crowns", "hand"): {"round": 1, "cards": ["3H"] * 5},
+    ("five-crowns", "meld"): {"round": 1, "cards": ["3H"] * 5},
+    ("sixty-nine", "set"): {"cards": ["1A", "1A"]},
+    ("sixty-nine", "score"): {"captured": [["1A", "2B", "3C"]], "hand": ["1A"]},
+}
+
+
+def samples(engine):
+    """A well-formed move of every type, from the game's random player (``tests/rules/players``)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
+    return importlib.import_module(f"players.{engine.__name__.rsplit('.', 1)[-1]}").SAMPLES
+
+
+def test_every_verdict_route_is_listed_here():
+    assert set(VERDICTS) == {(name, verdict) for name, engine in ENGINES.items() for verdict in engine.JUDGES}
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+def test_a_wrong_number_of_players_cites_the_ruling(api, name):
+    engine = ENGINES[name]
+    for count in (1, TOO_MANY[name]):
+        body = api.create(name, [f"P{i}" for i in range(count)], expect=422)
+        assert body["rule"] in engine.RULINGS, body
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+def test_a_card_outside_the_deck_in_any_move_cites_the_ruling(api, name):
+    engine = ENGINES[name]
+    players = ["Ann", "Bob"] if name == "xix" else ["Ann", "Bob", "Cid"]
+    game = api.create(name, players)
+    tried = 0
+    for kind, sample in samples(engine).items():
+        for spec in engine.MOVES[kind].fields:
+            if isinstance(spec, (Card, Cards)):
+                bad = 99 if getattr(spec, "numbers", False) else NOT_A_CARD
+                move = {**sample, spec.name: [bad] if isinstance(spec, Cards) else bad}
+                body = api.move(game, move, expect=422)
+                assert body["rule"] in engine.RULINGS, (kind, spec.name, body)
+                tried += 1
+    assert tried
+    assert api.state(game)["version"] == 0
+
+
+@pytest.mark.parametrize("route", list(VERDICTS), ids=lambda r: "/".join(r))
+def test_a_card_outside_the_deck_in_a_verdict_cites_the_ruling(client, route):
+    name, verdict = route
+    response = client.post(f"/api/v1/judge/{name}/{verdict}", json=VERDICTS[route])
+    assert response.status_code == 422 and response.json["rule"] in ENGINES[name].RULINGS, response.json
+
+
+@pytest.mark.parametrize("route", list(TOO_MANY_COPIES), ids=lambda r: "/".join(r))
+def test_more_copies_than_the_decks_hold_in_a_verdict_cites_the_ruling(client, route):
+    name, verdict = route
+    response = client.post(f"/api/v1/judge/{name}/{verdict}", json=TOO_MANY_COPIES[route])
+    assert response.status_code == 422 and response.json["rule"] in ENGINES[name].RULINGS, response.json
+
+
+def test_a_69_play_of_no_cards_cites_the_ruling(api):
+    game = api.create("sixty-nine", ["Ann", "Bob", "Cid"])
+    api.move(game, {"type": "deal", "dealer": "Cid", "flip": "5A"})
+    body = api.move(game, {"type": "play", "player": "Ann", "set": 1, "cards": []}, expect=422)
+    assert body["rule"] == "S69-3"
