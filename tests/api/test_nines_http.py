@@ -101,7 +101,6 @@ def test_illegal_moves_over_http(api):
 @pytest.mark.parametrize("move", [
     {"type": "turn", "player": "Ann", "source": "pile", "card": "7D", "position": None},
     {"type": "turn", "player": "Ann", "source": "stock", "card": "7D", "position": True, "replaced": "2C"},
-    {"type": "turn", "player": "Ann", "source": "stock", "card": "ZZ", "position": None},
     {"type": "turn", "player": "Ann", "source": "stock", "card": "7D", "position": None, "extra": 1},
     {"type": "reveal", "player": "Bob", "grid": "7C"},
 ])
@@ -111,6 +110,14 @@ def test_malformed_moves_are_422_without_a_rule(api, move):
     body = api.move(game, move, expect=422)
     assert body["status"] == 422 and body.get("rule") is None
     assert api.state(game)["version"] == 1
+
+
+def test_a_card_outside_the_deck_cites_n9_1(api):
+    game = api.create("nines", PLAYERS)
+    api.move(game, DEAL)
+    body = api.refused(game, {"type": "turn", "player": "Ann", "source": "stock", "card": "ZZ", "position": None},
+                       "N9-1")  # G-3: not malformed, a card the decks do not hold
+    assert "ZZ" in body["detail"]
 
 
 @pytest.mark.parametrize("options", [{"decks": 1}, {"target": "lots"}, {"dealer": "Zed"}, {"jokers": 0}])
