@@ -11,6 +11,8 @@ from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
     CreateGameSchema, CreatedGameSchema, GameQuerySchema, MoveLogSchema,
 )
+from referee.rules import get_engine
+from referee.rules.base import public_move
 
 blp = Blueprint("games", __name__, url_prefix="/api/v1", description="Games, their moves and undo.")
 
@@ -115,7 +117,8 @@ class Moves(MethodView):
     def get(self, game_id):
         """The move log, in order, with each move's version and voided moves marked."""
         game = store.get_game(game_id)
-        moves = [{"seq": m.seq, "version": m.version, "move": m.payload, "voided": m.voided,
+        engine = get_engine(game.game)
+        moves = [{"seq": m.seq, "version": m.version, "move": public_move(engine, m.payload), "voided": m.voided,
                   "created_at": m.created_at.isoformat()} for m in store.all_moves(game.id)]
         return {"id": game.id, "version": game.version, "moves": moves}
 

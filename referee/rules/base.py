@@ -42,7 +42,7 @@ from referee.errors import IllegalMove, InvalidInput, RuleError
 from referee.rules.fields import Field, check_type
 
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "bind", "apply_move", "load_move",
-           "allowed_moves", "public_state", "next_state"]
+           "allowed_moves", "public_state", "public_move", "next_state"]
 
 
 class Outcome(TypedDict):
@@ -72,7 +72,9 @@ class Move:
     or is None for a move that the table records as a whole. ``says`` is a format string over the
     move's fields (or a function of the move and of ``show``, which prints a card) that reads a
     logged move aloud. ``check(move)`` checks what spans several fields (which of them go
-    together) and raises ``InvalidInput``, like a malformed field."""
+    together) and raises ``InvalidInput``, like a malformed field. ``private(move)`` names the
+    fields that record what nobody at the table can see (a card put face down): the service keeps
+    them for card accounting but never shows them (G-5)."""
 
     handler: Callable[[dict, dict], None]
     fields: tuple[Field, ...]
@@ -82,6 +84,7 @@ class Move:
     says: str | Callable[[dict, Callable[[Any], str]], str] = ""
     actor: str | None = "player"
     check: Callable[[dict], Any] | None = None
+    private: Callable[[dict], tuple[str, ...]] | None = None
 
     def field_names(self) -> list[str]:
         return [f.name for f in self.fields]
@@ -114,6 +117,13 @@ class Move:
         if self.check is not None:
             self.check(clean)
         return clean
+
+    def public(self, move: dict) -> dict:
+        """The logged move as the table may see it: private fields left out and listed in ``hidden``."""
+        hidden = [name for name in (self.private(move) if self.private else ()) if name in move]
+        if not hidden:
+            return move
+        return {**{k: v for k, v in move.items() if k not in hidden}, "hidden": hidden}
 
     def text(self, move: dict, show: Callable[[Any], str] = str) -> str:
         """The logged move in words (``show`` prints a value, e.g. a card with its suit symbol)."""
@@ -232,6 +242,12 @@ def bind(module_name: str):
         return allowed_moves(sys.modules[module_name], state)
 
     return apply, allowed
+
+
+def public_move(engine, move: Any) -> Any:
+    """A logged move as anyone with the game's id may see it (G-5)."""
+    spec = engine.MOVES.get(move.get("type")) if isinstance(move, dict) and isinstance(move.get("type"), str) else None
+    return spec.public(move) if spec else move
 
 
 def public_state(engine, state: dict) -> dict:

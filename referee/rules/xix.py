@@ -157,16 +157,20 @@ def _other(state: dict, name: str) -> str:
 
 # ---- where a card is known to be (X19-7)
 
+_ELSEWHERE = "already placed by an earlier move (where stays unseen, G-5)"
+
+
 def _known_location(state: dict, card: int, except_closed_of: str | None = None) -> str | None:
-    """Where the service knows ``card`` is, or None if it could be in any hidden place."""
+    """Where the service knows ``card`` is, or None if it could be in any hidden place. A place
+    nobody at the table can see (a closed hand, a face-down slot) is never named (G-5)."""
     for name in state["players"]:
         if card in state["open_hands"][name]:
             return f"in {name}'s open hand"
         if card in state["closed_known"][name] and name != except_closed_of:
-            return f"in {name}'s closed hand"
+            return _ELSEWHERE
     for index, slot in enumerate(state["strike_row"]):
         if slot["card"] == card:
-            return f"face {slot['face']} in strike-row slot {index}"
+            return f"face up in strike-row slot {index}" if slot["face"] == "up" else _ELSEWHERE
     if card in state["exchange_cards"]:
         return "already played in this exchange"
     return None
@@ -475,7 +479,8 @@ MOVES = {
                  _xix_card("strike_card", required=False, nullable=True,
                            description="The slot's card, or null for a face-down card left unnamed.")),
         "The loser's trade: a hand card for the card in one strike-row slot.", ("X19-6", "X19-7"),
-        label="Trade with the strike row", says=lambda move, show: _says_trade(move, show)),
+        label="Trade with the strike row", says=lambda move, show: _says_trade(move, show),
+        private=lambda move: ("card", "strike_card") if move.get("from") == "closed" else ("strike_card",)),
 }
 
 apply, allowed = bind(__name__)

@@ -203,3 +203,34 @@ def test_strikes_draft_and_both_kinds_of_trade_over_http(api):
     assert body["strike_row"][4] == {"face": "down", "card": None}
     assert body["open_hands"][ANN] == [2, 3, 4, 13, 17] and body["closed_sizes"][ANN] == 1
     assert body["to_play"] == BOB                             # the taker of the last trick leads
+
+
+def _to_the_trade(api, game):
+    """Exchange 1 to Bob's trade: three strikes on Bob, the draft (X19-3, X19-6)."""
+    for lead, follow in [(18, 2), (17, 3)]:
+        api.move(game, play(ANN, lead))
+        api.move(game, play(BOB, follow))
+        api.move(game, {"type": "decide", "player": BOB, "choice": "raise"})
+    api.move(game, play(ANN, 16))
+    api.move(game, play(BOB, 4))
+    for name, card in [(BOB, 18), (ANN, 2), (BOB, 17), (ANN, 3), (BOB, 16), (ANN, 4)]:
+        api.move(game, {"type": "draft", "player": name, "card": card})
+
+
+def test_g5_a_card_traded_face_down_is_never_shown(api, client):
+    """G-5: the closed card Bob puts face down into the strike row stays unseen in the log, the
+    past tables, the pages and the refusals; the service still counts it (X19-7)."""
+    game = api.create("xix", PLAYERS)
+    _to_the_trade(api, game)
+    body = api.move(game, {"type": "trade", "player": BOB, "card": 11, "from": "closed", "slot": 2})
+    assert body["strike_row"][2] == {"face": "down", "card": None}
+    logged = api.log(game)["moves"][-1]["move"]
+    assert logged == {"type": "trade", "player": BOB, "from": "closed", "slot": 2, "hidden": ["card"]}
+    error = api.move(game, play(ANN, 11), expect=422)            # the card is accounted for ...
+    assert error["rule"] == "X19-7" and "slot" not in error["detail"]  # ... but not located
+    pages = {path: client.get(f"/g/{game['id']}{path}") for path in ("", "/log", f"/at/{body['version']}")}
+    for path, page in pages.items():
+        html = page.get_data(as_text=True)
+        assert page.status_code == 200 and "strike" in html, path
+        assert "trades 11" not in html and '"card": 11' not in html, path
+    assert "trades a closed card with strike-row slot 2" in pages["/log"].get_data(as_text=True)

@@ -492,12 +492,14 @@ def test_open_hand_card_must_be_there():
 
 
 @pytest.mark.parametrize("card, where", [
-    (3, "in ann's open hand"), (17, "in bob's open hand"), (9, "face down in strike-row slot 0"),
+    (3, "in ann's open hand"), (17, "in bob's open hand"), (9, "already placed"),
 ])
 def test_known_card_cannot_come_from_a_closed_hand(card, where):
     state = run(drafted(), trade(BOB, 9, "closed", 0))
     error = refused(state, play(ANN, card), rule="X19-7")
     assert where in error.detail
+    # G-5: a card put face down is never located by a refusal: it says it cannot be there
+    assert "slot" not in error.detail and "face down" not in error.detail
 
 
 def test_card_already_played_this_exchange_cannot_be_played_again():
