@@ -13,7 +13,7 @@ from referee.rules import ENGINES
 from referee.rules.fields import Card, Cards
 
 NOT_A_CARD = "ZZ9"
-TOO_MANY = {"ninety-nine": 17, "nines": 19, "five-crowns": 15, "xix": 3, "sixty-nine": 7}
+TOO_MANY = {"ninety-nine": 17, "nines": 19, "five-crowns": 22, "xix": 3, "sixty-nine": 7}
 VERDICTS = {  # a body naming a card outside the deck, for every verdict route
     ("ninety-nine", "play"): {"total": 10, "card": NOT_A_CARD},
     ("nines", "grid"): {"grid": ["5H"] * 8 + [NOT_A_CARD]},

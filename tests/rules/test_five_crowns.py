@@ -114,9 +114,43 @@ def test_players_count_and_decks_fc1():
         fc.new_game(eight, {"decks": 2})
     with pytest.raises(InvalidInput):
         fc.new_game(["Solo"])
-    with pytest.raises(InvalidInput):
-        fc.new_game([f"P{i}" for i in range(15)])
     fc.new_game([f"P{i}" for i in range(14)])
+    with pytest.raises(InvalidInput):
+        fc.new_game([f"P{i}" for i in range(22)])
+
+
+def test_fc8_six_decks_seat_up_to_21_players():
+    fifteen = [f"P{i}" for i in range(15)]
+    state = fc.new_game(fifteen)
+    assert state["options"]["decks"] == 6                      # the fewest decks that seat them
+    with pytest.raises(InvalidInput) as caught:
+        fc.new_game(fifteen, {"decks": 4})
+    assert caught.value.rule == "FC-1"
+    with pytest.raises(InvalidInput) as caught:
+        fc.new_game(["Ann", "Bob"], {"decks": 3})
+    assert caught.value.rule == "FC-8"
+    state = fc.new_game(["Ann", "Bob"], {"decks": 6})
+    state = play(state, deal("KH"))
+    assert state["stock"] == 6 * 58 - 2 * 3 - 1
+    # six decks hold six of each card and 18 Jokers (FC-1): a seventh KH is refused
+    assert fc.JUDGES["meld"].fn({"round": 1, "cards": ["KH"] * 6, "decks": 6})["legal"] is True
+    with pytest.raises(IllegalMove):
+        fc.JUDGES["meld"].fn({"round": 1, "cards": ["KH"] * 7, "decks": 6})
+
+
+def test_fc8_rounds_played_down():
+    state = fc.new_game(P4, {"round_order": "down"})
+    view = public_state(fc, state)
+    assert view["round"] == 1 and view["cards_dealt"] == 13 and view["wild"] == "K"
+    dealt = []
+    for _ in range(11):
+        dealt.append((state["cards_dealt"], state["wild"]))
+        state = play(state, points_round(state["to_play"], {p: 1 for p in state["in_round"]}))
+    assert dealt[0] == (13, "K") and dealt[1] == (12, "Q") and dealt[8] == (5, "5") and dealt[-1] == (3, "3")
+    assert public_state(fc, state)["status"] == "finished"
+    with pytest.raises(InvalidInput) as caught:
+        fc.new_game(P4, {"round_order": "sideways"})
+    assert caught.value.rule == "FC-8"
 
 
 def test_g1_turn_order(dealt):
@@ -577,11 +611,11 @@ def test_judge_meld_wild_forms():
 
 
 def test_interface_metadata():
-    assert fc.NAME == "five-crowns" and fc.PLAYERS == (2, 14)
-    assert set(fc.RULINGS) == {f"FC-{i}" for i in range(1, 8)} | {"G-1", "G-2"}
+    assert fc.NAME == "five-crowns" and fc.PLAYERS == (2, 21)
+    assert set(fc.RULINGS) == {f"FC-{i}" for i in range(1, 9)} | {"G-1", "G-2"}
     assert set(fc.MOVES) == {"deal", "draw", "discard", "go_out", "final_turn", "round_result"}
     assert set(fc.JUDGES) == {"hand", "meld"}
-    assert set(fc.OPTIONS) == {"decks", "dealer", "tie_break"}
+    assert set(fc.OPTIONS) == {"decks", "dealer", "round_order", "tie_break"}
 
 
 # ---------------------------------------------------------------- properties

@@ -31,7 +31,9 @@ from referee.rules.five_crowns.solver import (RANKS, best_lay_down, can_meld_all
 
 NAME = "five-crowns"
 TITLE = "Five Crowns"
-PLAYERS = (2, 14)
+PLAYERS = (2, 21)           # FC-8: six decks seat up to 21
+DECK_CHOICES = (2, 4, 6)    # FC-1: two decks, four for two games combined; FC-8: six
+PLAYERS_PER_TWO_DECKS = 7
 ROUNDS = 11
 PLAY_OFF_CARDS = 6          # FC-5: the tie-break round deals six cards, sixes wild
 PLAY_OFF_WILD = "6"
@@ -40,12 +42,15 @@ MAX_JUDGED_HAND = 20        # a hand holds at most 14 cards; the verdict takes a
 MAX_JUDGED_MELD = 4 * CARDS_PER_DECK
 
 OPTIONS = {
-    "decks": {"default": None, "schema": {"type": "integer", "enum": [2, 4]},
-              "description": "Number of decks: 2 (one game, up to 7 players) or 4 (two games "
-                             "combined, up to 14 players). Default: 2, or 4 for more than 7 "
-                             "players (FC-1)."},
+    "decks": {"default": None, "schema": {"type": "integer", "enum": list(DECK_CHOICES)},
+              "description": "Number of decks: 2 (one game, up to 7 players), 4 (two games "
+                             "combined, up to 14 players) or, a house rule, 6 (up to 21 players, FC-8). "
+                             "Default: the fewest that seat the players (FC-1)."},
     "dealer": {"default": None, "schema": {"type": "string"},
                "description": "The first dealer. Default: the last player listed (G-2)."},
+    "round_order": {"default": "up", "schema": {"type": "string", "enum": ["up", "down"]},
+                    "description": "House rule: 'down' starts with 13 cards, Kings wild, and ends with 3 "
+                                   "cards, 3s wild; each round's wild rank is its number of cards (FC-8)."},
     "tie_break": {"default": "share", "schema": {"type": "string", "enum": ["share", "play_off"]},
                   "description": "A tie for the lowest total after round 11: 'share' (all tied "
                                  "players win) or 'play_off' (a six-card round, sixes wild, "
@@ -66,6 +71,8 @@ RULINGS = {
             "melds and leftovers are scored as declared.",
     "FC-7": "The deal passes left each round; the dealer's left plays first; an empty draw pile "
             "is remade from the discard pile but its top card.",
+    "FC-8": "House rules: rounds played down (13 cards with Kings wild first, 3 cards with 3s wild last); "
+            "six decks for up to 21 players.",
     "G-1": "Players are listed in seat order; left and clockwise mean the next in the list.",
     "G-2": "The first dealer is the last player listed unless the table records another; cards "
            "are dealt by the table, not the service.",
@@ -78,12 +85,16 @@ def new_game(players, options=None) -> dict:
     players = check_players(players, *PLAYERS, rule="FC-1")
     opts = resolve_options(OPTIONS, options)
     decks = opts["decks"]
+    least = 2 * -(-len(players) // PLAYERS_PER_TWO_DECKS)   # 2 decks per 7 players (FC-1, FC-8)
     if decks is None:
-        decks = 2 if len(players) <= 7 else 4
-    if not isinstance(decks, int) or isinstance(decks, bool) or decks not in (2, 4):
-        raise InvalidInput("Option 'decks' must be 2 or 4 (FC-1).")
-    if decks == 2 and len(players) > 7:
-        raise InvalidInput("More than 7 players need two games combined: decks 4 (FC-1).")
+        decks = least
+    if not isinstance(decks, int) or isinstance(decks, bool) or decks not in DECK_CHOICES:
+        raise InvalidInput("Option 'decks' must be 2, 4 or 6 (FC-1, FC-8).", rule="FC-8")
+    if decks < least:
+        raise InvalidInput(f"{len(players)} players need {least} decks: two per seven players (FC-1, FC-8).",
+                           rule="FC-1")
+    if opts["round_order"] not in ("up", "down"):
+        raise InvalidInput("Option 'round_order' must be 'up' or 'down' (FC-8).", rule="FC-8")
     dealer = player_option(opts, "dealer", players) or players[-1]
     if opts["tie_break"] not in ("share", "play_off"):
         raise InvalidInput("Option 'tie_break' must be 'share' or 'play_off'.")
@@ -100,8 +111,8 @@ def _start_round(state: dict, number: int, dealer: str, seated: list[str], play_
     """A new round awaits its deal: who deals, who plays, what is wild (FC-2, FC-7)."""
     state.update({
         "round": number, "dealer": dealer, "in_round": seated, "play_off": play_off,
-        "cards_dealt": PLAY_OFF_CARDS if play_off else number + 2,
-        "wild": PLAY_OFF_WILD if play_off else wild_rank_of_round(number),
+        "cards_dealt": PLAY_OFF_CARDS if play_off else cards_in_round(state, number),
+        "wild": PLAY_OFF_WILD if play_off else wild_rank_of_round(cards_in_round(state, number) - 2),
         "step": "deal", "to_play": _left_in_round(state["players"], seated, dealer),
         "discard_pile": [], "stock": None, "known": {name: [] for name in seated},
         "hand_sizes": {name: 0 for name in seated}, "went_out": None,
@@ -119,6 +130,12 @@ def _set_phase(state: dict):
         state["phase"] = "final_draw" if step == "draw" else "final_turn"
     else:
         state["phase"] = step
+
+
+def cards_in_round(state: dict, number: int) -> int:
+    """Round r deals r + 2 cards (FC-2), or 14 - r when the table plays the rounds down (FC-8);
+    the rank of that number of cards is wild."""
+    return ROUNDS + 3 - number if state["options"].get("round_order") == "down" else number + 2
 
 
 def _left_in_round(players: list[str], seated: list[str], name: str) -> str:
@@ -651,7 +668,7 @@ def _judge_input(body, min_cards: int, max_cards: int) -> tuple[str, list[str]]:
         raise InvalidInput("Give either 'round' (1-11) or 'wild' (a rank, 3 to K).")
     wild = (wild_rank_of_round(get_int(body, "round", lo=1, hi=ROUNDS)) if "round" in body
             else _wild_rank(body["wild"]))
-    decks = get_choice(body, "decks", (2, 4), required=False, default=2)
+    decks = get_choice(body, "decks", DECK_CHOICES, required=False, default=2)
     cards = get_field(body, "cards", list)
     if not min_cards <= len(cards) <= max_cards:
         raise InvalidInput(f"'cards' must hold {min_cards} to {max_cards} cards.")
@@ -698,7 +715,7 @@ _JUDGE_REQUEST = {
                   "description": "The round (1-11); its rank is wild (FC-2). Give round or wild."},
         "wild": {"type": "string", "description": "The wild rank, 3 to K. Give round or wild."},
         "cards": _CARDS_SCHEMA,
-        "decks": {"type": "integer", "enum": [2, 4], "default": 2,
+        "decks": {"type": "integer", "enum": list(DECK_CHOICES), "default": 2,
                   "description": "Decks in play, for the copy count (FC-1)."},
     },
 }

@@ -33,7 +33,7 @@ class FiveCrownsUI(GameUI):
 
     def option_field(self, name, spec):
         if name == "decks":
-            return {"kind": "choice", "choices": [("", "Default (FC-1)"), ("2", "2 decks"), ("4", "4 decks")]}
+            return {"kind": "choice", "choices": [("", "Default (FC-1)"), ("2", "2 decks"), ("4", "4 decks"), ("6", "6 decks (FC-8)")]}
         if name == "dealer":
             return {"kind": "player", "choices": None}
         if name == "tie_break":
