@@ -20,8 +20,8 @@ from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    IllegalMove, Judge, Move, bind, check_keys, check_players, finished, get_field, in_deck, in_progress,
-    player_option, resolve_options,
+    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_field, in_deck,
+    in_progress, player_option, resolve_options,
 )
 from referee.rules.fields import Card, Choice, Int, Player
 
@@ -36,6 +36,8 @@ TRICK_SUM = 19                      # X19-2
 STRIKES_OUT = 3                     # X19-3: the third strike forces abandon
 TARGET = 19                         # X19-5
 STAKES = {0: 0, 1: 1, 2: 2, 3: 3, 4: 5, 5: 8}   # X19-4: total strikes -> stakes
+STAKES_2 = {3: 3, 4: 5, 5: 8}                    # X19-8: version 2.0, an exchange ends at a third strike
+VERSIONS = ("1.0", "2.0")
 SOURCES = ("closed", "open")
 _parse = in_deck(parse_xix, "X19-1")  # G-3: a card outside the deck cites the deck's ruling
 
@@ -44,6 +46,11 @@ OPTIONS = {
         "default": None, "schema": {"type": "string"},
         "description": "Who leads the first trick (X19-1, the table's choice); "
                        "default: the first player listed (G-2).",
+    },
+    "rules": {
+        "default": "1.0", "schema": {"type": "string", "enum": list(VERSIONS)},
+        "description": "House rule: '2.0' plays the designer's version 2.0 (one hand, no raise or abandon, "
+                       "stakes 3/5/8, first to 19 or more wins) (X19-8).",
     },
 }
 
@@ -64,6 +71,8 @@ RULINGS = {
              "then the loser trades one hand card for one strike-row card.",
     "X19-7": "The referee tracks what is public; a card must be in the open hand to be played from it, "
              "and a card known to be elsewhere cannot come from a closed hand.",
+    "X19-8": "House rule: version 2.0: one hand, no raise or abandon; a third strike ends the exchange, "
+             "stakes 3/5/8; the game ends at 19 or more points, more points winning; draft and trade as 1.0.",
 }
 
 
@@ -118,6 +127,8 @@ def new_game(players: Any, options: Any = None) -> dict:
     # X19-1 / G-2: the table's choice, else the first player listed
     leader = player_option(opts, "first_leader", names) or names[0]
     opts["first_leader"] = leader
+    if opts["rules"] not in VERSIONS:
+        raise InvalidInput("Option 'rules' must be '1.0' or '2.0' (X19-8).", rule="X19-8")
     return {
         "players": names,
         "options": opts,
@@ -148,6 +159,16 @@ def new_game(players: Any, options: Any = None) -> dict:
 def _card(obj: dict, key: str, nullable: bool = False) -> int | None:
     value = get_field(obj, key, (int, str), nullable=nullable)
     return None if value is None else _parse(value)
+
+
+def _version_2(state: dict) -> bool:
+    return state["options"].get("rules") == "2.0"
+
+
+def _check_source(state: dict, source: str) -> None:
+    if source == "open" and _version_2(state):
+        raise IllegalMove("X19-8", "Version 2.0 has one hand and no open hand: a card comes from the hand "
+                                   "('from': 'closed').", legal=["closed"])
 
 
 def _other(state: dict, name: str) -> str:
@@ -182,6 +203,7 @@ def _unknown_closed(state: dict, name: str) -> int:
 
 def _take_from_hand(state: dict, name: str, card: int, source: str) -> None:
     """Remove ``card`` from ``name``'s open or closed hand, refusing what cannot be true (X19-7)."""
+    _check_source(state, source)
     if source == "open":
         hand = state["open_hands"][name]
         if card not in hand:
@@ -227,6 +249,9 @@ def _finish_trick(state: dict) -> None:
     _event(state, "X19-3", f"{struck} receives strike {state['strikes'][struck]}.")
     if state["strikes"][struck] >= STRIKES_OUT:   # X19-3: the third strike forces abandon
         _end_exchange(state, winner=taker, how="third strike")
+    elif _version_2(state):                       # X19-8: no raise or abandon, the taker leads
+        state["phase"] = "trick"
+        state["to_play"] = taker
     else:
         state["phase"] = "decision"
         state["to_play"] = struck
@@ -245,11 +270,14 @@ def _decide(state: dict, move: dict) -> None:
 def _end_exchange(state: dict, winner: str, how: str) -> None:
     loser = _other(state, winner)
     total_strikes = sum(state["strikes"].values())
-    stakes = STAKES[total_strikes]
+    stakes = (STAKES_2 if _version_2(state) else STAKES)[total_strikes]
     state["points"][winner] += stakes
     state["exchange_winner"], state["exchange_loser"] = winner, loser
-    cause = (f"{loser} received a third strike and had to abandon (X19-3)" if how == "third strike"
-             else f"{loser} abandoned the exchange")
+    if _version_2(state):
+        cause = f"{loser} received a third strike (X19-8)"
+    else:
+        cause = (f"{loser} received a third strike and had to abandon (X19-3)" if how == "third strike"
+                 else f"{loser} abandoned the exchange")
     detail = (f"Won exchange {state['exchange']}: {cause}; {total_strikes} strike"
               f"{'' if total_strikes == 1 else 's'} in total, stakes {stakes}.")
     state["rounds"].append({
@@ -272,10 +300,10 @@ def _end_exchange(state: dict, winner: str, how: str) -> None:
 
 
 def _game_over(state: dict) -> bool:
-    """X19-5, the exactly-19 rule first (so it also decides 19-0)."""
+    """X19-5, the exactly-19 rule first (so it also decides 19-0); X19-8: 19 or more only."""
     points = state["points"]
     awarded = sum(points.values())
-    if awarded == TARGET:
+    if awarded == TARGET and not _version_2(state):
         winner = min(points, key=points.get)
         detail = f"exactly {TARGET} points have been awarded, so the player with fewer points, {winner}, wins."
     elif max(points.values()) >= TARGET:
@@ -303,7 +331,11 @@ def _draft(state: dict, move: dict) -> None:
     if move["card"] not in pool:
         raise IllegalMove("X19-6", f"{move['card']} is not among the cards left to draft.", legal=sorted(pool))
     pool.remove(move["card"])
-    _add_open(state, move["player"], move["card"])
+    if _version_2(state):                         # X19-8: one hand; the table saw the pick
+        state["closed_sizes"][move["player"]] += 1
+        state["closed_known"][move["player"]].append(move["card"])
+    else:
+        _add_open(state, move["player"], move["card"])
     if pool:
         state["to_play"] = _other(state, move["player"])
     else:
@@ -418,6 +450,8 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
     # cites what the table must do first
     rule, now = _NOW[state["phase"]]
     rule = {"decide": "X19-3", "draft": "X19-6", "trade": "X19-6"}.get(kind, rule)
+    if kind == "decide" and _version_2(state):
+        return IllegalMove("X19-8", "Version 2.0 has no raise or abandon: a third strike ends the exchange.")
     return IllegalMove(rule, f"A '{kind}' move is not possible now. {now.format(state['to_play'])}",
                        legal={"phase": state["phase"], "to_play": state["to_play"]})
 

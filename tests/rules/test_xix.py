@@ -115,7 +115,7 @@ def test_bad_setup_is_invalid_input(players, options):
 
 def test_module_interface():
     assert xix.NAME == "xix" and xix.PLAYERS == (2, 2)
-    assert set(xix.RULINGS) == {"G-1", "G-2"} | {f"X19-{i}" for i in range(1, 8)}
+    assert set(xix.RULINGS) == {"G-1", "G-2"} | {f"X19-{i}" for i in range(1, 9)}
     assert set(xix.MOVES) == {"play", "decide", "draft", "trade"}
     assert xix.OPTIONS["first_leader"]["default"] is None
     assert set(xix.JUDGES) == {"trick"}
@@ -672,3 +672,66 @@ def test_apply_never_mutates_its_input(order, rng):
         assert state == before and new_state is not state
         table.follow(move)
         state = new_state
+
+
+# ------------------------------------------------------------------ X19-8: version 2.0 (house rule)
+
+def v2(**options):
+    return new(rules="2.0", **options)
+
+
+def test_x19_8_version_2_no_decision_the_taker_leads_and_a_third_strike_ends_the_exchange():
+    state = trick(v2(), 18, 2)                                  # ann takes; bob's first strike
+    assert state["phase"] == "trick" and state["to_play"] == ANN and state["strikes"][BOB] == 1
+    assert list(xix.allowed(state)) == ["play"] and xix.allowed(state)["play"]["choices"]["from"] == ["closed"]
+    refused(state, decide(BOB, "raise"), rule="X19-8")
+    refused(state, play(ANN, 17, "open"), rule="X19-8")
+    state = trick(state, 3, 17)                                 # bob takes (17 > 3): ann's first strike
+    assert state["to_play"] == BOB and state["strikes"] == {ANN: 1, BOB: 1}
+    state = trick(state, 4, 16)                                 # bob leads 4, ann takes with 16
+    state = trick(state, 15, 5)                                 # ann takes again: bob's third strike
+    v = view(state)
+    assert v["phase"] == "draft" and v["to_play"] == BOB          # the loser chooses first
+    assert v["points"] == {ANN: 5, BOB: 0} and v["rounds"][0]["stakes"] == 5   # 4 strikes -> 5
+    assert v["rounds"][0]["breakdown"][ANN][0]["rule"] == "X19-4"
+
+
+def test_x19_8_version_2_stakes_draft_into_the_one_hand_and_trade():
+    state = trick(v2(), 18, 2)                                  # bob 1
+    state = trick(state, 3, 17)                                 # ann 1 (bob leads next)
+    state = trick(state, 16, 4)                                 # bob leads 16: bob takes; ann 2
+    state = trick(state, 5, 15)                                 # bob leads 5: ann takes with 15; bob 2
+    state = trick(state, 14, 6)                                 # ann leads 14: ann takes; bob 3 (5 in all)
+    assert state["points"] == {ANN: 8, BOB: 0}                   # 5 strikes -> 8 (X19-8)
+    sizes = dict(state["closed_sizes"])
+    for card in (18, 2, 17, 3, 16, 4, 15, 5, 14, 6):
+        state = run(state, draft(state["to_play"], card))
+    assert state["open_hands"] == {ANN: [], BOB: []}               # one hand: drafted cards join it
+    assert sum(state["closed_sizes"].values()) == sum(sizes.values()) + 10
+    assert state["phase"] == "trade" and state["to_play"] == BOB
+    refused(state, trade(BOB, 18, "open", 0), rule="X19-8")
+    state = run(state, trade(BOB, 18, "closed", 0))
+    assert view(state)["strike_row"][0] == {"face": "down", "card": None}
+    assert state["phase"] == "trick" and state["to_play"] == ANN  # the last trick's taker leads
+
+
+def test_x19_8_version_2_ends_at_19_or_more_with_more_points_winning():
+    # 16 + 3 = 19 awarded: version 1.0 gives the game to the player with fewer points (X19-5) ...
+    state = with_points(new(), 16, 0)
+    state = run(trick(state, 18, 2), decide(BOB, "raise"))
+    state = run(trick(state, 17, 3), decide(BOB, "raise"))
+    assert view(trick(state, 16, 4))["winners"] == [BOB]
+    # ... version 2.0 to the player with more (X19-8)
+    state = with_points(v2(), 16, 0)
+    for lead, follow in ((18, 2), (17, 3), (16, 4)):
+        state = trick(state, lead, follow)
+    v = view(state)
+    assert v["status"] == "finished" and v["winners"] == [ANN] and v["points"] == {ANN: 19, BOB: 0}
+    assert "more points" in v["outcome"]["reason"]
+
+
+def test_x19_8_option_values():
+    assert new()["options"]["rules"] == "1.0"
+    for bad in ("3.0", 2, None):
+        with pytest.raises(InvalidInput):
+            new(rules=bad)

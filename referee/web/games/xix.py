@@ -25,7 +25,9 @@ class XixUI(GameUI):
                 "cards": CARDS, "pool": view.get("exchange_cards") or [], "slots": view.get("strike_row") or []}
 
     def option_field(self, name, spec):
-        return {"kind": "player", "choices": None}
+        if name == "first_leader":
+            return {"kind": "player", "choices": None}
+        return super().option_field(name, spec)
 
     def build(self, kind, form, view):
         player = form.get("player", "")
