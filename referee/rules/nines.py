@@ -349,7 +349,25 @@ def _after_turn(state: dict, player: str) -> None:
 
 
 def _reveal(state: dict, move: dict) -> None:
-    player, grid = move["player"], move["grid"]
+    _reveal_grid(state, move["player"], move["grid"])
+
+
+def _reveal_all(state: dict, move: dict) -> None:
+    """N9-4 in one entry: every grid still face down, turned up together."""
+    grids, pending = move["grids"], list(state["reveals_pending"])
+    missing = [p for p in pending if p not in grids]
+    if missing:
+        raise IllegalMove("N9-4", f"Every grid still to reveal is needed; missing: {', '.join(missing)}.",
+                          legal=pending)
+    extra = [p for p in grids if p not in pending]
+    if extra:
+        raise IllegalMove("N9-4", f"{', '.join(extra)}: no grid to reveal (done, or already face up).",
+                          legal=pending)
+    for player in pending:
+        _reveal_grid(state, player, grids[player])
+
+
+def _reveal_grid(state: dict, player: str, grid: list[str]) -> None:
     for position, known in enumerate(state["grids"][player]):
         if known is not None and grid[position] != known:
             raise IllegalMove("N9-4", f"{player}'s position {position} is face up as {known}, not {grid[position]}.")
@@ -454,7 +472,7 @@ def outcome(state: dict):
 
 # ---------------------------------------------------------------- who may move, and with what
 
-PHASES = {"deal": ("deal", "hand_result"), "play": ("turn",), "reveal": ("reveal",), "final": ("turn",),
+PHASES = {"deal": ("deal", "hand_result"), "play": ("turn",), "reveal": ("reveal", "reveal_all"), "final": ("turn",),
           "finished": ()}
 
 
@@ -475,7 +493,7 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
                            legal=list(state["reveals_pending"]))
     if kind == "deal":
         return IllegalMove("N9-2", f"Hand {state['hand']} has already been dealt.")
-    if kind == "reveal":
+    if kind in ("reveal", "reveal_all"):
         return IllegalMove("N9-4", "Grids are revealed only once a player is done, before the final turns.")
     return IllegalMove("N9-4", f"Hand {state['hand']} is being played move by move: it is scored when its "
                                "final turns are over.")
@@ -549,6 +567,12 @@ MOVES = {
         _reveal, (Player("player"), Shaped("grid", shape=_GRID, read=lambda value, state: parse_grid(value))),
         "Once someone is done, each other player's full grid, agreeing with every card already known.",
         ("N9-4",), label="Reveal a grid", says="{player} reveals their grid"),
+    "reveal_all": Move(
+        _reveal_all, (Shaped("grids", shape={"type": "object", "additionalProperties": _GRID,
+                                             "description": "The full grid of every player still to reveal."},
+                             read=_read_grids),),
+        "Once someone is done, every other player's full grid in one entry.", ("N9-4",),
+        label="Reveal every grid", says="Every other grid turned face up", actor=None),
     "hand_result": Move(
         _hand_result, (Shaped("grids", shape={"type": "object", "additionalProperties": _GRID,
                                               "description": "Every player's final grid: {name: grid}."},

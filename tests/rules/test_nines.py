@@ -130,7 +130,7 @@ def test_recorded_dealer_moves_the_first_player():  # G-1: left of Ann is Bob; o
 
 def test_module_declares_every_ruling_and_move():
     assert set(nines.RULINGS) == {"G-1", "G-2"} | {f"N9-{i}" for i in range(1, 10)}
-    assert set(nines.MOVES) == {"deal", "turn", "reveal", "hand_result"}
+    assert set(nines.MOVES) == {"deal", "turn", "reveal", "reveal_all", "hand_result"}
     assert nines.NAME == "nines" and set(nines.JUDGES) == {"grid"}
 
 
@@ -391,6 +391,23 @@ def test_player_with_nine_face_up_cards_is_done():
     assert v["done"] == "Ann" and v["phase"] == "reveal"
     assert v["reveals_pending"] == ["Bob", "Cy"] and v["to_play"] == "Bob"
     assert v["final_turns_left"] == ["Bob", "Cy"]
+
+
+def test_n9_4_every_other_grid_turned_up_in_one_entry():
+    state = play_until_ann_done(dealt())
+    together = play(state, {"type": "reveal_all", "grids": {"Bob": BOB_GRID, "Cy": CY_GRID}})
+    one_by_one = play(state, {"type": "reveal", "player": "Bob", "grid": BOB_GRID},
+                      {"type": "reveal", "player": "Cy", "grid": CY_GRID})
+    assert together == one_by_one
+    assert view(together)["phase"] == "final" and view(together)["to_play"] == "Bob"
+    err = refused(state, {"type": "reveal_all", "grids": {"Bob": BOB_GRID}}, rule="N9-4")
+    assert err.legal == ["Bob", "Cy"]
+    refused(state, {"type": "reveal_all", "grids": {"Bob": BOB_GRID, "Cy": CY_GRID, "Ann": ANN_FINAL}},
+            rule="N9-4")
+    bad = list(BOB_GRID)
+    bad[1] = "QS"  # position 1 is face up as QH
+    refused(state, {"type": "reveal_all", "grids": {"Bob": bad, "Cy": CY_GRID}}, rule="N9-4")
+    refused(dealt(), {"type": "reveal_all", "grids": {"Bob": BOB_GRID, "Cy": CY_GRID}}, rule="N9-4")
 
 
 def test_not_done_while_a_card_is_face_down():
@@ -818,7 +835,7 @@ FIELDS = ["type", "player", "source", "card", "position", "replaced", "grid", "g
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["deal", "turn", "reveal", "hand_result"]), st.dictionaries(st.sampled_from(FIELDS), JSON),
+@given(st.sampled_from(["deal", "turn", "reveal", "reveal_all", "hand_result"]), st.dictionaries(st.sampled_from(FIELDS), JSON),
        st.sampled_from(["new", "dealt", "done"]))
 def test_junk_moves_raise_only_rule_errors(kind, fields, where):
     state = {"new": nines.new_game(P3, None), "dealt": dealt(), "done": DONE_STATE}[where]

@@ -86,7 +86,7 @@ def with_hands(state, sizes):
 
 def test_interface_constants():
     assert g.NAME == "sixty-nine" and g.PLAYERS == (2, 6)
-    assert set(g.MOVES) == {"deal", "play", "pass", "chance", "flip", "scramble"}
+    assert set(g.MOVES) == {"deal", "play", "pass", "chance", "pass_chances", "flip", "scramble"}
     assert set(g.RULINGS) == {"G-1", "G-2"} | {f"S69-{n}" for n in range(1, 14)}
     assert set(g.OPTIONS) == {"dealer", "target", "single_winner"} and g.OPTIONS["target"]["default"] == 69
     assert set(g.JUDGES) == {"set", "score"}
@@ -982,3 +982,25 @@ def test_property_random_games_keep_69_cards_and_never_crash(seed, count):
         assert all(read_set(s["cards"])[0] == s["reading"] for s in state["table"])
         assert all(len(s["cards"]) <= 2 for s in state["table"] if state["phase"] == "turn")
         json.dumps(public_state(g, state))
+
+
+# ------------------------------------------------------------------ one entry for a round of empty chances
+
+def test_s69_4_nobody_else_adds_in_one_entry():
+    state = run(start(), play(ANN, 1, "5B", "5C"))               # ann completes set 1; bob, cat to come
+    assert state["phase"] == "chances" and state["to_play"] == BOB
+    one = run(state, {"type": "pass_chances"})
+    step_by_step = run(state, chance(BOB), chance(CAT))
+    assert one["phase"] == "flip" and one["to_play"] == ANN
+    assert {k: v for k, v in one.items() if k != "events"} == {k: v for k, v in step_by_step.items() if k != "events"}
+    assert any(e["rule"] == "S69-4" and BOB in e["text"] and CAT in e["text"] for e in one["events"])
+
+
+def test_s69_4_everyone_up_to_a_named_player_adds_nothing():
+    state = run(start(), play(ANN, 1, "5B", "5C"))
+    upto = run(state, {"type": "pass_chances", "until": CAT})
+    assert upto["phase"] == "chances" and upto["to_play"] == CAT and upto["table"][0]["claimant"] == ANN
+    refused(state, {"type": "pass_chances", "until": ANN}, rule="S69-4")   # the chances end first
+    refused(state, {"type": "pass_chances", "until": BOB}, rule="S69-4")   # it is bob's chance already
+    refused(state, {"type": "pass_chances", "until": "Zed"}, exc=InvalidInput)
+    refused(run(start()), {"type": "pass_chances"}, rule="S69-4")          # no chances now

@@ -95,6 +95,13 @@ def test_sixty_nine(phone, live_server):
     expect(page.locator(".sets")).to_contain_text("4B")
     undo(page)
     expect(page.locator(".sets")).not_to_contain_text("4B")
+    form = page.locator("#play-form")
+    form.locator("input[name=set] + span").first.click()
+    form.locator("input[name=cards]").fill("4B 5C")           # completes the set: chances follow
+    submit(page, "play-form")
+    expect(page.locator("#chance-form")).to_be_visible()
+    submit(page, "pass-chances-form")                          # one tap: nobody else adds (S69-4)
+    expect(page.locator("#flip-form")).to_be_visible()
     phone.screenshot("sixty-nine")
     assert_fits_360(page)
 

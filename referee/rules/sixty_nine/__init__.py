@@ -111,7 +111,7 @@ PHASES = {
     "round_over": ("deal",),
     "turn": ("play", "pass", "scramble"),
     "scramble": ("scramble",),
-    "chances": ("chance",),
+    "chances": ("chance", "pass_chances"),
     "flip": ("flip",),
     "finished": (),
 }
@@ -131,7 +131,7 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
     phase, to_play = state["phase"], state["to_play"]
     if kind == "deal":
         return IllegalMove("S69-10", "A round is in progress: the next deal comes when it ends.")
-    if kind == "chance":
+    if kind in ("chance", "pass_chances"):
         return IllegalMove("S69-4", "No complete set is waiting for chances.")
     if kind == "flip":
         return IllegalMove("S69-7", "No flip is due: a capturer flips right after capturing.")
@@ -229,6 +229,13 @@ MOVES = {
                                     "description": "{set id: cards} when several sets are complete."})),
         "Add cards on a chance to complete sets ([] or {} to add nothing).", ("S69-4", "S69-5", "S69-9"),
         label="Chance", says=_says_chance, check=game.check_chance),
+    "pass_chances": Move(
+        game.pass_chances, (Player("until", required=False,
+                                   description="The player whose chance comes next; omit: nobody else adds."),),
+        "Everyone in turn adds nothing: until the chances end, or until the named player's chance.", ("S69-4",),
+        label="Nobody adds", actor=None,
+        says=lambda move, show: (f"Everyone before {move['until']} adds nothing" if move.get("until")
+                                 else "Nobody else adds")),
     "flip": Move(
         game.flip, (Player("player"), _card("card")),
         "The capturer flips a card to start a new set.", ("S69-7", "S69-8"), label="Flip",

@@ -329,6 +329,22 @@ def chance(state: dict, move: dict) -> None:
         captures_done(state)
 
 
+def pass_chances(state: dict, move: dict) -> None:
+    """One entry for a round of empty chances (S69-4): every player in turn adds nothing, until
+    the chances end or, when ``until`` is named, until it is that player's chance."""
+    until = move.get("until")
+    if until == state["to_play"]:
+        raise IllegalMove("S69-4", f"It is already {until}'s chance: nobody before them is left to pass.")
+    passed = []
+    while state["phase"] == "chances" and state["to_play"] != until:
+        passed.append(state["to_play"])
+        advance_chance(state)
+    if until is not None and state["phase"] != "chances":
+        raise IllegalMove("S69-4", f"The chances end before {until}'s turn comes: record who adds cards, or "
+                                   "that nobody else adds.")
+    state["events"].append({"rule": "S69-4", "text": f"{', '.join(passed)} add nothing."})
+
+
 def check_chance(move: dict) -> None:
     """``cards`` (the one complete set) or ``sets`` ({set id: cards}), exactly one of them."""
     if ("cards" in move) == ("sets" in move):

@@ -49,6 +49,9 @@ class NinesUI(GameUI):
                     "revealed": {p: grid_from(form, i, fill=False) for i, p in enumerate(players)}}
         if kind == "hand_result":
             return {"type": "hand_result", "grids": {p: grid_from(form, i, fill=True) for i, p in enumerate(players)}}
+        if kind == "reveal_all":
+            return {"type": "reveal_all", "grids": {p: grid_from(form, players.index(p), fill=True)
+                                                   for p in view.get("reveals_pending") or []}}
         if kind == "reveal":
             player = form.get("player", "")
             if player not in players:
@@ -67,7 +70,7 @@ class NinesUI(GameUI):
     def announce(self, view, move):
         parts = []
         rounds = view.get("rounds") or []
-        if isinstance(move, dict) and move.get("type") in ("hand_result", "reveal", "turn") and rounds \
+        if isinstance(move, dict) and move.get("type") in ("hand_result", "reveal", "reveal_all", "turn") and rounds \
                 and rounds[-1].get("round") == (view.get("hand") or 0) - (0 if view.get("winners") else 1):
             last = rounds[-1]
             parts.append(f"Hand {last['round']} scores: "

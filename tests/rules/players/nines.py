@@ -14,6 +14,7 @@ SAMPLES = {  # a well-formed move of every type (whether the table may make it n
     "deal": {"type": "deal", "discard": "7D", "revealed": {}},
     "turn": {"type": "turn", "player": "Ann", "source": "stock", "card": "QH", "position": None},
     "reveal": {"type": "reveal", "player": "Ann", "grid": ["5H"] * 9},
+    "reveal_all": {"type": "reveal_all", "grids": {}},
     "hand_result": {"type": "hand_result", "grids": {}},
 }
 
@@ -39,6 +40,10 @@ def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
         revealed = {p: {str(pos): _unseen_card(state, seen, rng) for pos in rng.sample(range(9), 3)}
                     for p in state["players"]}
         return {"type": "deal", "discard": _unseen_card(state, seen, rng), "revealed": revealed}
+    if "reveal_all" in allowed and rng.random() < 0.5:
+        return {"type": "reveal_all", "grids": {
+            p: [card or _unseen_card(state, seen, rng) for card in state["grids"][p]]
+            for p in allowed["reveal"]["players"]}}
     if "reveal" in allowed:
         player = rng.choice(allowed["reveal"]["players"])
         grid = [card or _unseen_card(state, seen, rng) for card in state["grids"][player]]

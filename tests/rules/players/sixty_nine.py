@@ -16,6 +16,7 @@ SAMPLES = {  # a well-formed move of every type (whether the table may make it n
     "play": {"type": "play", "player": "Ann", "set": 1, "cards": ["5B"]},
     "pass": {"type": "pass", "player": "Ann", "flip": "7C"},
     "chance": {"type": "chance", "player": "Ann", "cards": []},
+    "pass_chances": {"type": "pass_chances"},
     "flip": {"type": "flip", "player": "Ann", "card": "7C"},
     "scramble": {"type": "scramble", "player": "Ann"},
 }
@@ -40,6 +41,8 @@ def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
         return {"type": "deal", "dealer": player, "flip": rng.choice(ALL_CARDS)}
     if kind == "flip":
         return {"type": "flip", "player": player, "card": fresh[0]}
+    if kind == "chance" and rng.random() < 0.2:
+        return {"type": "pass_chances"}
     if kind == "chance":
         sets = {}
         for set_id in entry["choices"]["sets"]:
