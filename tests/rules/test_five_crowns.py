@@ -641,3 +641,28 @@ def test_property_totals_are_the_sum_of_round_scores(rounds, tie_break):
         assert view["status"] == "finished" and view["winners"] == low
     else:
         assert view["round"] == 12 and view["in_round"] == low and view["winners"] == []
+
+
+# ---------------------------------------------------------------- going out as the cards alone (FC-4, FC-6)
+
+def test_fc4_going_out_with_the_cards_alone_finds_the_melds_and_the_discard(dealt):
+    state = play(dealt, draw("Ann"))
+    out = play(state, {"type": "go_out", "player": "Ann", "cards": ["KS", "6H", "7H", "8H"]})
+    view = public_state(fc, out)
+    assert view["went_out"] == "Ann" and view["discard_top"] == "KS"
+    assert view["laid_down"]["Ann"]["melds"] == [["6H", "7H", "8H"]]
+    same = play(state, go_out("Ann", [["6H", "7H", "8H"]], "KS"))
+    assert {k: v for k, v in out.items() if k != "events"} == {k: v for k, v in same.items() if k != "events"}
+    given = play(state, {"type": "go_out", "player": "Ann", "cards": ["6H", "7H", "8H"], "discard": "KS"})
+    assert public_state(fc, given)["laid_down"]["Ann"]["melds"] == [["6H", "7H", "8H"]]
+
+
+def test_fc4_a_hand_that_cannot_go_out_is_refused_with_what_it_lacks(dealt):
+    state = play(dealt, draw("Ann"))
+    error = illegal(state, {"type": "go_out", "player": "Ann", "cards": ["KS", "6H", "9D", "JC"]}, "FC-4")
+    assert "cannot go out" in error.detail and error.legal["leftover"]
+    error = illegal(state, {"type": "go_out", "player": "Ann", "cards": ["6H", "7H", "9D"], "discard": "KS"},
+                    "FC-4")
+    assert set(error.legal["leftover"]) == {"6H", "7H", "9D"}
+    illegal(state, {"type": "go_out", "player": "Ann", "cards": ["6H", "7H", "8H"]}, "FC-4")   # one short
+    invalid(state, {"type": "go_out", "player": "Ann", "cards": ["6H", "7H", "8H"], "melds": [["6H"]]})

@@ -119,6 +119,13 @@ def test_five_crowns(phone, live_server):
     form.locator("input[name=source][value=discard] + span").click()
     submit(page, "draw-form")
     expect(page.locator("#discard-form")).to_be_visible()
+    page.locator("summary", has_text="goes out").click()
+    form = page.locator("#go-out-form")
+    form.locator("input[name=cards]").fill("6H 7H 8H")          # the cards alone: FC-6 finds the run
+    form.locator("select[name=discard]").select_option("KS")
+    submit(page, "go-out-form")
+    expect(page.locator("#draw-form select[name=player] option")).to_have_text(["Bob"])  # Bob's final turn
+    undo(page)
     undo(page)
     undo(page)
     page.locator("summary", has_text="round result").click()

@@ -190,8 +190,38 @@ def _discard(state: dict, move: dict):
     _pass_turn(state, player)
 
 
+def _going_out_hand(state: dict, move: dict) -> tuple[list[list[str]], str]:
+    """The melds and discard of a hand going out given as its cards alone (FC-4, FC-6): the
+    dealt number of cards and the discard, or the dealt number plus one with the discard found.
+    A hand that cannot go out is refused with what its best lay-down leaves out."""
+    cards, discard, dealt, wild = move["cards"], move.get("discard"), state["cards_dealt"], state["wild"]
+    if discard is None:
+        if len(cards) != dealt + 1:
+            raise IllegalMove("FC-4", f"Without the discard, a hand going out holds {dealt + 1} cards (the "
+                                      f"{dealt} laid down and the discard), not {len(cards)}.")
+        discard = go_out_discard(cards, wild)
+        rest = list(cards)
+        if discard is not None:
+            rest.remove(discard)
+    else:
+        if len(cards) != dealt:
+            raise IllegalMove("FC-4", f"Going out lays down exactly {dealt} cards (the number dealt) beside "
+                                      f"the discard, not {len(cards)}.")
+        rest = list(cards)
+    if discard is None or not can_meld_all(rest, wild):
+        best = best_lay_down(rest, wild)
+        raise IllegalMove("FC-4", f"{' '.join(cards)} cannot go out: the best lay-down leaves "
+                                  f"{' '.join(best.leftover)} out of books and runs.",
+                          legal={"leftover": best.leftover, "melds": best.melds})
+    return best_lay_down(rest, wild).melds, discard
+
+
 def _go_out(state: dict, move: dict):
-    player, melds, discard = move["player"], move["melds"], move["discard"]
+    player = move["player"]
+    if "cards" in move:
+        melds, discard = _going_out_hand(state, move)
+    else:
+        melds, discard = move["melds"], move["discard"]
     _check_melds(melds, state["wild"])
     laid = sum(len(meld) for meld in melds)
     if laid != state["cards_dealt"]:
@@ -599,6 +629,14 @@ def choices(state: dict, kind: str) -> dict:
     return {}
 
 
+def _check_going_out(move: dict) -> None:
+    if ("melds" in move) == ("cards" in move):
+        raise InvalidInput("Going out gives either 'melds' and 'discard', or 'cards' (and optionally "
+                           "'discard').")
+    if "melds" in move and move.get("discard") is None:
+        raise InvalidInput("Missing field 'discard'.")
+
+
 def _then_phase(handler):
     """Every move ends with the phase that its step and the went-out player now give."""
     def run(state: dict, move: dict):
@@ -629,11 +667,17 @@ MOVES = {
         "A player ends their turn with a discard.", ("FC-4",), label="Discard",
         says="{player} discards {card}"),
     "go_out": Move(
-        _then_phase(_go_out), (Player("player"), Shaped("melds", shape=_MELDS, read=_melds),
-                               Card("discard", read=_card, example="9S")),
-        "A player lays down all the dealt-size cards in books and runs and discards the last one.",
-        ("FC-3", "FC-4"), label="Go out",
-        says=lambda move, show: f"{move.get('player')} goes out, discarding {show(move.get('discard'))}"),
+        _then_phase(_go_out), (
+            Player("player"), Shaped("melds", required=False, shape=_MELDS, read=_melds),
+            Cards("cards", required=False, read=_card, example=["7H", "8H", "9H", "KS"],
+                  description="The hand alone (with or without the discard): the service finds the melds "
+                              "(FC-6) and, when no discard is given, the discard."),
+            Card("discard", required=False, read=_card, example="9S")),
+        "A player lays down all the dealt-size cards in books and runs and discards the last one: the "
+        "melds and the discard, or the cards alone.", ("FC-3", "FC-4", "FC-6"), label="Go out",
+        check=_check_going_out,
+        says=lambda move, show: f"{move.get('player')} goes out"
+                                + (f", discarding {show(move['discard'])}" if move.get("discard") else "")),
     "final_turn": Move(
         _then_phase(_final_turn), (
             Player("player"),

@@ -49,6 +49,9 @@ class FiveCrownsUI(GameUI):
         if kind == "discard":
             return {"type": "discard", "player": player, "card": form.get("card", "")}
         if kind == "go_out":
+            cards = split_codes(form.get("cards", ""))
+            if cards:  # the referee finds the melds (FC-6)
+                return {"type": "go_out", "player": player, "cards": cards, "discard": form.get("discard", "")}
             return {"type": "go_out", "player": player, "melds": melds_from(form.get("melds", "")),
                     "discard": form.get("discard", "")}
         if kind == "final_turn":
