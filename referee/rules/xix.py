@@ -32,6 +32,7 @@ PLAYERS = (2, 2)
 DECK = tuple(range(1, 19))          # X19-1: one card of each value 1-18
 HAND_SIZE = 6                       # X19-1: six cards to each closed hand
 ROW_SIZE = 5                        # X19-1: five face down in the strike row
+SLOT_NAMES = "ABCDE"                # slots 0-4, lettered from the first player's left (the pages)
 TRICK_SUM = 19                      # X19-2
 STRIKES_OUT = 3                     # X19-3: the third strike forces abandon
 TARGET = 19                         # X19-5
@@ -490,7 +491,9 @@ def choices(state: dict, kind: str) -> dict:
 def _says_trade(move: dict, show) -> str:
     """A closed card goes into the strike row face down: the log does not name it (X19-7)."""
     given = f"{show(move.get('card'))} from the open hand" if move.get("from") == "open" else "a closed card"
-    return f"{move.get('player')} trades {given} with strike-row slot {move.get('slot')}"
+    slot = move.get("slot")
+    name = SLOT_NAMES[slot] if type(slot) is int and 0 <= slot < ROW_SIZE else slot
+    return f"{move.get('player')} trades {given} with strike-row slot {name}"
 
 
 def _xix_card(name: str, **kwargs) -> Card:
@@ -509,7 +512,10 @@ MOVES = {
                   "One pick of the draft into the picker's open hand; the exchange's loser picks first, then "
                   "picks alternate.", ("X19-6",), label="Draft a card", says="{player} drafts {card}"),
     "trade": Move(
-        _trade, (Player("player"), _xix_card("card"), _FROM, Int("slot", lo=0, hi=ROW_SIZE - 1),
+        _trade, (Player("player"), _xix_card("card"), _FROM,
+                 Int("slot", lo=0, hi=ROW_SIZE - 1,
+                     description="0-4 from the first player's left (the pages letter them A-E); the second "
+                                 "player, sitting opposite, sees slot 0 at their right."),
                  _xix_card("strike_card", required=False, nullable=True,
                            description="The slot's card, or null for a face-down card left unnamed.")),
         "The loser's trade: a hand card for the card in one strike-row slot.", ("X19-6", "X19-7"),

@@ -1,6 +1,8 @@
 """XIX over HTTP: whole games to a winner, illegal moves (422, rule id, version unchanged), the judge."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 ANN, BOB = "Ann", "Bob"
@@ -233,4 +235,19 @@ def test_g5_a_card_traded_face_down_is_never_shown(api, client):
         html = page.get_data(as_text=True)
         assert page.status_code == 200 and "strike" in html, path
         assert "trades 11" not in html and '"card": 11' not in html, path
-    assert "trades a closed card with strike-row slot 2" in pages["/log"].get_data(as_text=True)
+    assert "trades a closed card with strike-row slot C" in pages["/log"].get_data(as_text=True)
+
+
+def test_the_strike_row_is_drawn_as_each_player_sees_it(api, client):
+    """The slots are lettered from the first player's left; the second player, sitting opposite,
+    sees the same letters in the other order, so both name a card the same way."""
+    game = api.create("xix", PLAYERS)
+    _to_the_trade(api, game)
+    api.move(game, {"type": "trade", "player": BOB, "card": 17, "from": "open", "slot": 4})
+    html = client.get(f"/g/{game['id']}").get_data(as_text=True)
+    rows = re.findall(r'<ol class="row plain strike-row" data-seat="(\d)">(.*?)</ol>', html, re.S)
+    assert [seat for seat, _ in rows] == ["0", "1"]
+    letters = [re.findall(r'<small class="muted">([A-E])</small>', row) for _, row in rows]
+    assert letters == [list("ABCDE"), list("EDCBA")]
+    faces = [re.findall(r'<span class="cardface">([^<]+)</span>', row) for _, row in rows]
+    assert faces[0][4] == "17" and faces[1][0] == "17"             # E: Ann's right, Bob's left
