@@ -43,7 +43,8 @@ RULINGS = {
     "S69-7": "After a capture the capturer flips and the player to their left plays; otherwise the "
              "turn passes left; a pass flips a card to start a new set.",
     "S69-8": "With the deck empty a flip comes from a random card of the right-hand neighbour's hand.",
-    "S69-9": "Scramble: rearrange the whole table plus cards from the hand; every set of 3+ is claimed "
+    "S69-9": "Scramble: whoever brought it acts next and no one else: they rearrange the whole table (plus "
+             "cards from the hand; every set keeps a table card) or decline; every set of 3+ is claimed "
              "with count 1; chances on any or all complete sets; each claim ends independently.",
     "S69-10": "The round ends as soon as any hand is empty, after the capture and chances in progress.",
     "S69-11": "Score: +1 per captured card, +2 per set with a printed 6 and 9, +3 per set with Wild, "
