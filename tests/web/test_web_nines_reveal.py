@@ -34,3 +34,22 @@ def test_every_other_grid_in_one_form(app, api):
     assert body["phase"] == "final" and body["grids"]["Bob"] == BOB_GRID and body["grids"]["Cy"] == cy
     log = table.get(f"/g/{game['id']}/log").get_data(as_text=True)
     assert "Every other grid turned face up" in log
+
+
+def test_a_move_without_a_form_of_its_own_gets_one_from_its_declaration(app, api, monkeypatch):
+    """A game's own template renders the moves it names (``own_forms``); any other move that
+    ``allowed`` lists is offered with a form built from its declaration."""
+    from referee.rules import ENGINES
+    from referee.web.games import ui_for
+
+    for name, engine in ENGINES.items():
+        assert ui_for(name).own_forms <= set(engine.MOVES), name
+    game = api.create("nines", PLAYERS)
+    table = app.test_client()
+    table.get(f"/g/{game['id']}/table/{game['token']}")
+    html = table.get(f"/g/{game['id']}").get_data(as_text=True)
+    assert 'id="other-moves"' not in html                      # every allowed move has its form
+    monkeypatch.setattr(type(ui_for("nines")), "own_forms", frozenset({"deal", "turn"}))
+    html = table.get(f"/g/{game['id']}").get_data(as_text=True)
+    other = html[html.index('id="other-moves"'):]
+    assert 'data-move="hand_result"' in other and 'data-move="deal"' not in other

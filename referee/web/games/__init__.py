@@ -123,6 +123,10 @@ def allowed_values(view: dict, kind: str, field: str, fallback: list) -> list:
 class GameUI:
     show_standings = True  # False when the game's own table already lists the totals
     card_list: list[str] = []  # the deck's real cards, offered as suggestions
+    # The move types the game's own moves template renders; any other move that ``allowed``
+    # lists gets a form built from its declaration, so a new move is playable from the phone
+    # before anyone draws a form for it.
+    own_forms: frozenset[str] = frozenset()
 
     def __init__(self, name: str):
         self.name = name
@@ -158,11 +162,14 @@ class GameUI:
     def forms(self, view: dict) -> dict:
         return {"players": view.get("players", []), "moves": self.move_forms(view)}
 
-    def move_forms(self, view: dict) -> list[dict]:
-        """One form per move allowed now, its fields read from the move's declaration: a player
-        field offers only the players ``allowed`` names, a field with a small choice its values."""
+    def move_forms(self, view: dict, skip: frozenset[str] = frozenset()) -> list[dict]:
+        """One form per move allowed now (but those in ``skip``), its fields read from the move's
+        declaration: a player field offers only the players ``allowed`` names, a field with a
+        small choice its values."""
         forms = []
         for kind, entry in (view.get("allowed") or {}).items():
+            if kind in skip:
+                continue
             move = self.engine.MOVES[kind]
             fields = []
             for spec in move.fields:

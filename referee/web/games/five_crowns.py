@@ -11,6 +11,7 @@ def melds_from(text: str) -> list[list[str]]:
 
 class FiveCrownsUI(GameUI):
     card_list = five_crowns_cards()
+    own_forms = frozenset({"deal", "draw", "discard", "go_out", "final_turn", "round_result"})
 
     def facts(self, view):
         facts = [("Round", view.get("round")), ("Wild", view.get("wild")),

@@ -16,6 +16,7 @@ def grid_from(form, index: int, fill: bool) -> list | dict:
 
 class NinesUI(GameUI):
     card_list = standard_cards(jokers=True)
+    own_forms = frozenset({"deal", "turn", "reveal", "reveal_all", "hand_result"})
 
     def facts(self, view):
         facts = [("Hand", view.get("hand")), ("Phase", view.get("phase")), ("To play", view.get("to_play")),

@@ -12,6 +12,7 @@ VALUE_CHOICES = {"10": [(10, "+10"), (-10, "−10")], "A": [(1, "1"), (11, "11")
 
 class NinetyNineUI(GameUI):
     show_standings = False  # the tokens list is the standings
+    own_forms = frozenset({"play", "missed_draw"})
 
     def facts(self, view):
         return [("Round", view.get("round")), ("To play", view.get("to_play")),

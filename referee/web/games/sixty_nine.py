@@ -20,6 +20,7 @@ from referee.web.games import (
 class SixtyNineUI(GameUI):
     show_standings = False  # the game's own table lists the points
     card_list = sixty_nine_cards()
+    own_forms = frozenset({"deal", "play", "pass", "chance", "pass_chances", "flip", "scramble"})
 
     def facts(self, view):
         return [("Round", view.get("round")), ("Phase", (view.get("phase") or "").replace("_", " ")),

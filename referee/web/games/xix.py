@@ -15,6 +15,7 @@ def _int(form, key: str, what: str):
 
 class XixUI(GameUI):
     show_standings = False  # the game's own table lists the points
+    own_forms = frozenset({"play", "decide", "draft", "trade"})
 
     def facts(self, view):
         return [("Exchange", view.get("exchange")), ("Phase", view.get("phase")), ("To act", view.get("to_play")),
