@@ -87,15 +87,18 @@ def parse_sixty_nine(code: Any) -> str:
     if text in _SPECIAL_WORDS:
         return _SPECIAL_WORDS[text]
     if len(text) == 2:
-        digit, suit = (text[0], text[1]) if text[0].isdigit() else (text[1], text[0])
-        if digit.isdigit() and suit in SIXTY_NINE_SUITS:
+        digit, suit = (text[0], text[1]) if text[0] in _DIGITS else (text[1], text[0])
+        if digit in _DIGITS and suit in SIXTY_NINE_SUITS:
             return digit + suit
     raise InvalidInput(f"'{code}' is not a 69 card (a digit 0-9 and a suit A-F such as 6B, "
                        f"or WILD, LOCK, SCRAMBLE).")
 
 
+_DIGITS = "0123456789"  # ASCII only: str.isdigit() also takes '²' and '٣', which int() may refuse
+
+
 def parse_xix(code: Any) -> int:
-    if isinstance(code, str) and code.strip().isdigit():
+    if isinstance(code, str) and 0 < len(code.strip()) <= 2 and all(ch in _DIGITS for ch in code.strip()):
         code = int(code.strip())
     if isinstance(code, bool) or not isinstance(code, int) or not 1 <= code <= 18:
         raise InvalidInput(f"'{code}' is not an XIX card (the cards are 1 to 18).")

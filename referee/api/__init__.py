@@ -68,13 +68,24 @@ def _json_body() -> None:
     if not request.is_json:
         raise UnsupportedMediaType("Send the body as JSON with 'Content-Type: application/json'.")
     try:
-        data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+        data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise BadRequest(f"The body is not valid UTF-8 JSON: {exc.__class__.__name__}.") from None
+        why = f": {exc}" if isinstance(exc, ValueError) and "twice" in str(exc) else ""
+        raise BadRequest(f"The body is not valid UTF-8 JSON: {exc.__class__.__name__}{why}.") from None
     if _depth(data) > 32:
         raise BadRequest("The JSON body is nested too deeply.")
     request._cached_json = (data, data)  # flask-smorest and the views read this parsed body
     g.json_checked = True
+
+
+def _unique_keys(pairs: list) -> dict:
+    """An object naming a key twice is refused: "last wins" would let a body say two things."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ValueError(f"the key {twice!r} appears twice")
+    return found
 
 
 def _reject_constant(name: str):

@@ -20,7 +20,7 @@ from referee import store
 from referee.rules import ENGINES
 from referee.rules.base import RuleError
 from referee.web import chart
-from referee.web.games import FormError, allowed_players, allowed_values, pretty, ui_for
+from referee.web.games import FormError, allowed_players, allowed_values, pretty, ui_for, whole_number
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static/web")
@@ -66,6 +66,12 @@ def usable_engines() -> dict:
 def _globals():
     return {"csrf_token": generate_csrf, "engines": usable_engines(), "allowed_players": allowed_players,
             "allowed_values": allowed_values}
+
+
+def _form_key(raw: str) -> str | None:
+    """The form's idempotency key: printable ASCII only (a NUL never reaches the database)."""
+    key = "".join(ch for ch in raw.strip()[:200] if ch.isascii() and ch.isprintable())
+    return key or None
 
 
 @bp.app_template_filter("card")
@@ -255,10 +261,10 @@ def move(game_id):
     except FormError as exc:
         flash({"detail": str(exc), "rule": None}, "refused")
         return back
-    version = request.form.get("version", "").strip()
-    key = request.form.get("idempotency_key", "").strip()[:200] or None
+    version = whole_number(request.form.get("version", ""))
+    key = _form_key(request.form.get("idempotency_key", ""))
     write = store.WriteRequest(game_id=game.id, token=token,
-                               if_match=f'"{version}"' if version.isdigit() else None,
+                               if_match=f'"{version}"' if version is not None else None,
                                idempotency_key=key,
                                fingerprint=store.request_fingerprint([request.path, payload]))
     try:
@@ -287,9 +293,9 @@ def undo(game_id):
         move = store.live_move(game.id, game.version)
         last = ui.describe(move.payload) if move else None
         return render_template("undo.html", game=game, engine=_engine(game.game), last=last)
-    version = request.form.get("version", "").strip()
+    version = whole_number(request.form.get("version", ""))
     write = store.WriteRequest(game_id=game.id, token=token,
-                               if_match=f'"{version}"' if version.isdigit() else None)
+                               if_match=f'"{version}"' if version is not None else None)
     try:
         result = store.undo(write)
     except store.StoreError as exc:

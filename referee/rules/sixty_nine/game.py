@@ -49,8 +49,9 @@ def parse_set_id(value) -> int:
         raise InvalidInput("A set id must be an integer.")
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
+    text = value.strip() if isinstance(value, str) else ""
+    if 0 < len(text) <= 9 and all(ch in "0123456789" for ch in text):
+        return int(text)
     raise InvalidInput(f"'{value}' is not a set id (set ids are integers such as 3).")
 
 

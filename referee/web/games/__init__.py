@@ -97,9 +97,17 @@ def suit_rows(card_list: list[str]) -> list[dict]:
             for suit, keys in rows.items()]
 
 
-def int_or_text(text: str) -> Any:
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number when it is one written in ASCII digits (at most 18 of them:
+    '²' or 5,000 digits are text, never a crash), else None."""
     text = text.strip()
-    return int(text) if text.lstrip("-").isdigit() and text not in ("-", "") else text
+    digits = text[1:] if text.startswith("-") else text
+    return int(text) if digits.isascii() and digits.isdigit() and len(digits) <= 18 else None
+
+
+def int_or_text(text: str) -> Any:
+    number = whole_number(text)
+    return text.strip() if number is None else number
 
 
 def allowed_players(view: dict, kind: str, fallback: list | None = None) -> list:
@@ -212,7 +220,7 @@ class GameUI:
         """The option as the engine takes it: true/false for a yes/no, a whole number, or the text."""
         if (spec.get("schema") or {}).get("type") == "boolean" and raw in ("true", "false"):
             return raw == "true"
-        return int(raw) if raw.lstrip("-").isdigit() else raw
+        return int_or_text(raw)
 
     # ---- moves
     def build(self, kind: str, form: MultiDict, view: dict) -> dict:
@@ -221,8 +229,8 @@ class GameUI:
         if kind == "json":
             try:
                 move = json.loads(form.get("json", ""))
-            except ValueError as exc:
-                raise FormError(f"That is not a JSON object: {exc}.") from None
+            except (ValueError, RecursionError) as exc:
+                raise FormError(f"That is not a JSON object: {exc.__class__.__name__}.") from None
             if not isinstance(move, dict):
                 raise FormError("A move is a JSON object, e.g. {\"type\": ..., \"player\": ...}.")
             return move

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee import cards
-from referee.web.games import FormError, GameUI, join_names, pretty
+from referee.web.games import FormError, GameUI, join_names, pretty, whole_number
 
 # The two ways a 10 and an A may be declared: offered as choices, checked by the engine (N99-3).
 VALUE_CHOICES = {"10": [(10, "+10"), (-10, "−10")], "A": [(1, "1"), (11, "11")]}
@@ -40,10 +40,9 @@ class NinetyNineUI(GameUI):
             rank = form.get("rank", "")
             raw = form.get("value10") if rank == "10" else form.get("valueA") if rank == "A" else None
             if raw:
-                try:
-                    move["value"] = int(raw)
-                except ValueError:
-                    raise FormError("The value must be a number.") from None
+                move["value"] = whole_number(raw)
+                if move["value"] is None:
+                    raise FormError("The value must be a number.")
             return move
         if kind == "missed_draw":
             return {"type": "missed_draw", "player": form.get("player", "")}
