@@ -28,6 +28,8 @@ class Game(db.Model):
     token_hash = db.Column(db.String(64), nullable=False)
     state = db.Column(JSON, nullable=False)
     version = db.Column(db.Integer, nullable=False, default=0)  # moves in effect (not voided)
+    # every write (a move or an undo): with the version it names one state forever (the ETag)
+    revision = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     status = db.Column(db.String(16), nullable=False, default="in_progress")
     created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now)
     updated_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now, onupdate=_now)

@@ -66,6 +66,7 @@ def game_view(game: Game, state: dict | None = None, version: int | None = None)
         "players": game.players,
         "options": game.options,
         "version": game.version if version is None else version,
+        "etag": entity_tag(game) if version is None else str(version),
     }
     view.update(public_state(engine, game.state if state is None else state))
     return view
@@ -127,7 +128,7 @@ def create_game(name: str, players: Any, options: Any) -> tuple[Game, str]:
     state = engine.new_game(players, options)  # RuleError on bad players or options
     token = secrets.token_urlsafe(24)
     game = Game(game=name, players=state["players"], options=state["options"], state=state,
-                token_hash=hash_token(token), version=0, status=_status(engine, state))
+                token_hash=hash_token(token), version=0, revision=0, status=_status(engine, state))
     with writer_queue():
         db.session.add(game)
         db.session.commit()
@@ -179,14 +180,21 @@ def check_token(game: Game, token: str | None) -> None:
         raise StoreError(403, "Wrong token", "This token does not open this game.", "forbidden")
 
 
+def entity_tag(game: Game) -> str:
+    """The game's ETag (unquoted): its version while no move was ever undone, then the version
+    and the number of writes, so that a tag once seen never names another state (an undo and
+    a different move bring the version back, not the tag)."""
+    return str(game.version) if game.revision == game.version else f"{game.version}-{game.revision}"
+
+
 def _check_version(game: Game, if_match: str | None) -> None:
     if if_match is None:
         return
     wanted = [tag.strip().removeprefix("W/").strip('"') for tag in if_match.split(",")]
-    if "*" not in wanted and str(game.version) not in wanted:
-        raise StoreError(412, "Stale version", f"The game is at version {game.version}, not "
-                         f"{if_match}. Reload and try again.", "stale-version",
-                         headers={"ETag": f'"{game.version}"'})
+    if "*" not in wanted and entity_tag(game) not in wanted:
+        raise StoreError(412, "Stale version", f"The game is at version {game.version} (ETag "
+                         f"\"{entity_tag(game)}\"), not {if_match}. Reload and try again.", "stale-version",
+                         headers={"ETag": f'"{entity_tag(game)}"'})
 
 
 def _replayed(game: Game, request: WriteRequest) -> WriteResult | None:
@@ -260,6 +268,7 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
         state = engine.apply(game.state, move)  # RuleError leaves everything as it was
         seq = (db.session.scalar(select(db.func.max(Move.seq)).where(Move.game_id == game.id)) or 0) + 1
         game.version += 1
+        game.revision += 1
         checkpoint = state if game.version % CHECKPOINT_EVERY == 0 else None
         db.session.add(Move(game_id=game.id, seq=seq, version=game.version, payload=move,
                             idempotency_key=request.idempotency_key, checkpoint=checkpoint))
@@ -279,6 +288,7 @@ def undo(request: WriteRequest) -> WriteResult:
         last.voided = True
         db.session.flush()
         game.version -= 1
+        game.revision += 1
         return _save_state(game, replay(game))
 
     return _write(request, change, 200)
@@ -293,5 +303,5 @@ def _save_state(game: Game, state: dict) -> dict:
 
 
 __all__ = ["RuleError", "StoreError", "WriteRequest", "WriteResult", "apply_move", "undo",
-           "create_game", "get_game", "game_view", "replay", "all_moves", "live_move",
+           "create_game", "get_game", "game_view", "replay", "all_moves", "live_move", "entity_tag",
            "request_fingerprint", "check_token"]

@@ -40,7 +40,7 @@ def documented_write(view):
 def _game_response(body: dict, status: int = 200, **headers):
     response = jsonify(body)
     response.status_code = status
-    response.headers["ETag"] = f'"{body["version"]}"'
+    response.headers["ETag"] = f'"{body["etag"]}"'
     response.headers.update(headers)
     return response
 
@@ -101,9 +101,9 @@ class GameResource(MethodView):
         if "at" in query:
             at = min(query["at"], game.version)
             return _game_response(store.game_view(game, store.replay(game, at), version=at))
-        etag = f'"{game.version}"'
+        etag = f'"{store.entity_tag(game)}"'
         if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
-            response = _game_response({"version": game.version}, 304)
+            response = _game_response({"version": game.version, "etag": store.entity_tag(game)}, 304)
             response.set_data(b"")
             return response
         return _game_response(store.game_view(game))

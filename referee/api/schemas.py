@@ -63,7 +63,10 @@ class GameSchema(OpenSchema):
     game = fields.String(required=True)
     players = fields.List(fields.String(), required=True)
     options = fields.Dict(required=True)
-    version = fields.Integer(required=True, metadata={"description": "Moves in effect; also the ETag."})
+    version = fields.Integer(required=True, metadata={"description": "Moves in effect."})
+    etag = fields.String(required=True, metadata={
+        "description": "The ETag of this state, for If-Match and If-None-Match: the version while no "
+                       "move was ever undone, then 'version-writes', so that it never names another state."})
     status = fields.String(required=True, validate=validate.OneOf(["in_progress", "finished"]))
     round = fields.Integer(allow_none=True)
     to_play = fields.String(allow_none=True)

@@ -5,6 +5,7 @@ legal and the pages only show their verdicts (detail and ruling id).
 """
 from __future__ import annotations
 
+import re
 import secrets
 
 import segno
@@ -20,7 +21,7 @@ from referee import store
 from referee.rules import ENGINES
 from referee.rules.base import RuleError
 from referee.web import chart
-from referee.web.games import FormError, allowed_players, allowed_values, pretty, ui_for, whole_number
+from referee.web.games import FormError, allowed_players, allowed_values, pretty, ui_for
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static/web")
@@ -66,6 +67,15 @@ def usable_engines() -> dict:
 def _globals():
     return {"csrf_token": generate_csrf, "engines": usable_engines(), "allowed_players": allowed_players,
             "allowed_values": allowed_values}
+
+
+_TAG = re.compile(r"[0-9]{1,18}(-[0-9]{1,18})?")
+
+
+def _form_tag(form) -> str | None:
+    """The If-Match of a form: the ETag of the table the phone showed (ASCII digits only)."""
+    tag = form.get("version", "").strip()
+    return f'"{tag}"' if _TAG.fullmatch(tag) else None
 
 
 def _form_key(raw: str) -> str | None:
@@ -261,10 +271,8 @@ def move(game_id):
     except FormError as exc:
         flash({"detail": str(exc), "rule": None}, "refused")
         return back
-    version = whole_number(request.form.get("version", ""))
     key = _form_key(request.form.get("idempotency_key", ""))
-    write = store.WriteRequest(game_id=game.id, token=token,
-                               if_match=f'"{version}"' if version is not None else None,
+    write = store.WriteRequest(game_id=game.id, token=token, if_match=_form_tag(request.form),
                                idempotency_key=key,
                                fingerprint=store.request_fingerprint([request.path, payload]))
     try:
@@ -292,10 +300,9 @@ def undo(game_id):
     if request.method == "GET":
         move = store.live_move(game.id, game.version)
         last = ui.describe(move.payload) if move else None
-        return render_template("undo.html", game=game, engine=_engine(game.game), last=last)
-    version = whole_number(request.form.get("version", ""))
-    write = store.WriteRequest(game_id=game.id, token=token,
-                               if_match=f'"{version}"' if version is not None else None)
+        return render_template("undo.html", game=game, engine=_engine(game.game), last=last,
+                               etag=store.entity_tag(game))
+    write = store.WriteRequest(game_id=game.id, token=token, if_match=_form_tag(request.form))
     try:
         result = store.undo(write)
     except store.StoreError as exc:

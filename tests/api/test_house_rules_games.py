@@ -24,7 +24,7 @@ HOUSE_RULES = {
     "sixty-nine": (["Ann", "Bob", "Cid"], {"single_winner": True, "target": 25}),
 }
 MAX_MOVES = 3000
-SERVICE_ONLY = {"id", "game", "players", "options", "version"}  # the game row's fields beside the state
+SERVICE_ONLY = {"id", "game", "players", "options", "version", "etag"}  # the game row's fields beside the state
 
 
 def test_every_game_with_house_rules_is_here():

@@ -230,7 +230,7 @@
         .then(function (r) {
           if (r.status !== 200) return null;
           return r.json().then(function (body) {
-            if (String(body.version) !== String(version)) return refresh(String(body.version));
+            if (String(body.etag) !== String(version)) return refresh(String(body.etag));
             return null;
           });
         })
