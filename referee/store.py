@@ -26,6 +26,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from referee.models import Game, IdempotencyRecord, Move, db
+from referee.names import refuse_confusable
 from referee.rules import get_engine
 from referee.rules.base import RuleError, load_move, public_state
 
@@ -126,6 +127,7 @@ def replay(game: Game, upto: int | None = None) -> dict:
 def create_game(name: str, players: Any, options: Any) -> tuple[Game, str]:
     engine = engine_for(name)
     state = engine.new_game(players, options)  # RuleError on bad players or options
+    refuse_confusable(state["players"])
     token = secrets.token_urlsafe(24)
     game = Game(game=name, players=state["players"], options=state["options"], state=state,
                 token_hash=hash_token(token), version=0, revision=0, status=_status(engine, state))

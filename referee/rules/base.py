@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from string import Formatter
 from typing import Any, Callable, TypedDict
@@ -342,14 +343,24 @@ def in_deck(read: Callable[[Any], Any], rule: str) -> Callable[[Any], Any]:
     return parse
 
 
+# Control, format (zero-width, bidi overrides), private-use, surrogate, unassigned, line and
+# paragraph separators: nothing a name shown at the table may hold.
+_UNSEEN = {"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"}
+
+
 def check_players(players: Any, lo: int, hi: int, rule: str | None = None) -> list[str]:
     """Seat order (G-1): names must be distinct, non-blank strings; a wrong number of players is
     refused citing ``rule`` (G-3)."""
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise InvalidInput("'players' must be a list of names.")
-    names = [p.strip() for p in players]
+    names = [unicodedata.normalize("NFC", p).strip() for p in players]
     if any(not n for n in names):
         raise InvalidInput("Player names cannot be blank.")
+    for name in names:
+        hidden = next((ch for ch in name if unicodedata.category(ch) in _UNSEEN), None)
+        if hidden is not None:
+            raise InvalidInput(f"Player name {name!r} holds an invisible or control character "
+                               f"(U+{ord(hidden):04X} {unicodedata.name(hidden, 'unnamed')}): type the name plainly.")
     if any(len(n) > 40 for n in names):
         raise InvalidInput("Player names are at most 40 characters.")
     if len(set(n.casefold() for n in names)) != len(names):

@@ -184,7 +184,7 @@ def test_unknown_fields_in_a_missed_draw_are_422(client, api, game):
 
 @pytest.mark.parametrize("name", [
     "<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "Robert'); DROP TABLE games;--",
-    "' OR '1'='1", "{{7*7}}", "${jndi:ldap://x}", "Zoë 🂡", "A\u202eB",
+    "' OR '1'='1", "{{7*7}}", "${jndi:ldap://x}", "Zoë 🂡",  # a bidi override: test_player_names
 ])
 def test_odd_names_are_kept_verbatim_as_json_data(app, client, api, name):
     response = client.post("/api/v1/games", json={"game": "ninety-nine", "players": [name, "Bob"]})

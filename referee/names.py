@@ -1,0 +1,39 @@
+"""Player names that a table could mistake for one another: Latin ``Ann`` and Cyrillic ``Аnn``
+look alike on a phone. Each name is reduced to a skeleton (each character replaced by the Latin
+letter it can be confused with, per Unicode's confusables data, then case-folded); two names with
+one skeleton are refused. Used where games are created; the rules core stays standard-library
+only."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from confusable_homoglyphs import confusables
+
+from referee.errors import InvalidInput
+
+
+@lru_cache(maxsize=4096)
+def _latin(ch: str) -> str:
+    if ch.isascii():
+        return ch
+    found = confusables.is_confusable(ch, greedy=True, preferred_aliases=["latin"]) or []
+    for entry in found:
+        for glyph in entry["homoglyphs"]:
+            if glyph["n"].startswith("LATIN") or glyph["c"].isascii():
+                return glyph["c"]
+    return ch
+
+
+def skeleton(name: str) -> str:
+    return "".join(_latin(ch) for ch in name).casefold()
+
+
+def refuse_confusable(names: list[str]) -> None:
+    """Refuse two names of one game that read alike."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = skeleton(name)
+        if key in seen and seen[key] != name:
+            raise InvalidInput(f"Player names {seen[key]!r} and {name!r} look alike (letters from different "
+                               f"scripts); give them names that read differently.")
+        seen[key] = name
