@@ -62,7 +62,13 @@ def _json_body() -> None:
     """Parse every JSON body once, strictly: UTF-8, no NaN, bounded depth, JSON content type."""
     if request.method not in ("POST", "PUT", "PATCH") or not request.path.startswith("/api/"):
         return
-    raw = request.get_data(cache=True)  # MAX_CONTENT_LENGTH turns an oversized body into a 413
+    if request.routing_exception is not None:
+        return  # no such route or method: the 404 or the 405 (with Allow) comes first
+    try:
+        raw = request.get_data(cache=True)  # MAX_CONTENT_LENGTH turns an oversized body into a 413
+    except (OSError, ValueError):
+        # the server could not read the body (a malformed chunked encoding, a dropped client)
+        raise BadRequest("The request body could not be read (malformed chunked encoding?).") from None
     if not raw and request.path.endswith("/undo"):
         return
     if not request.is_json:

@@ -98,3 +98,35 @@ def test_odd_digits_in_api_card_and_set_fields(api, odd):
     body = api.move(sixty_nine, {"type": "play", "player": "Ann", "set": odd, "cards": ["5B"]}, expect=422)
     assert body["status"] == 422
     assert api.state(xix)["version"] == 0 and api.state(sixty_nine)["version"] == 1
+
+
+def test_a_method_a_route_lacks_is_a_405_with_allow_whatever_the_body(client):
+    for method, path in [("PUT", "/api/v1/games"), ("PATCH", "/api/v1/rules"), ("PUT", "/api/v1/games/x/moves")]:
+        for body, kind in (("{}", "application/json"), ("xx", "text/plain")):
+            response = client.open(path, method=method, data=body, content_type=kind)
+            assert response.status_code == 405 and response.headers["Allow"], (method, path, kind)
+            assert response.content_type == "application/problem+json"
+
+
+class _BrokenChunks:
+    """A body the server cannot read, as gunicorn's reader fails on a malformed chunked body."""
+
+    def read(self, *args):
+        raise OSError("Invalid chunk size")
+
+    readline = read
+
+
+def test_an_unreadable_body_is_a_400_before_any_token_check(client, api):
+    game = api.create("ninety-nine", ["Ann", "Bob"])
+    for path in ("/api/v1/games", f"/api/v1/games/{game['id']}/moves", "/api/v1/judge/xix/trick"):
+        response = client.post(path, content_type="application/json", headers={"Transfer-Encoding": "chunked"},
+                               environ_overrides={"wsgi.input": _BrokenChunks(), "wsgi.input_terminated": True})
+        assert response.status_code == 400 and response.content_type == "application/problem+json", path
+
+
+def test_a_count_for_the_69_hand_is_in_the_spec(client):
+    spec = client.get("/openapi.json").json
+    hand = spec["components"]["schemas"]["SixtyNineScoreVerdictRequest"]["properties"]["hand"]
+    assert {"type": "integer", "minimum": 0, "maximum": 69} in hand["oneOf"]
+    assert client.post("/api/v1/judge/sixty-nine/score", json={"captured": [], "hand": 4}).json["points"] == 0

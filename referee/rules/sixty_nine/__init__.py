@@ -313,7 +313,9 @@ JUDGES = {
     "score": Judge(
         judge_score, "Round score of captured sets and the cards left in hand (S69-11).",
         request={"type": "object", "required": ["captured"], "properties": {
-            "captured": {"type": "array", "items": _CARD_LIST}, "hand": _CARD_LIST}},
+            "captured": {"type": "array", "items": _CARD_LIST},
+            "hand": {"description": "The cards left in hand, or just how many (0-69).",
+                     "oneOf": [_CARD_LIST, {"type": "integer", "minimum": 0, "maximum": 69}]}}},
         response={"type": "object", "properties": {"points": {"type": "integer"}, "breakdown": _BREAKDOWN}},
     ),
 }
