@@ -5,7 +5,7 @@ import os
 
 from flask import Flask
 from flask_migrate import Migrate, upgrade
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 
 from referee import MIGRATIONS
@@ -27,15 +27,37 @@ def create_app(config: dict | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db)
 
-    from referee import api, web
+    from referee import api, backup, web
 
     api.init_app(app)
     web.init_app(app)
+    backup.init_app(app)
 
     if app.config["AUTO_MIGRATE"]:
         with app.app_context():
-            upgrade(directory=MIGRATIONS)
+            migrate_locked()
     return app
+
+
+def migrate_locked() -> None:
+    """Upgrade the database, one process at a time: several masters starting together on a fresh
+    database would otherwise race to create the same tables and types."""
+    from referee.store import writer_queue
+
+    if db.engine.dialect.name == "postgresql":
+        with db.engine.connect() as connection:  # a session-level lock, held while upgrading
+            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+            try:
+                upgrade(directory=MIGRATIONS)
+            finally:
+                connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
+                connection.commit()
+        return
+    with writer_queue():  # the SQLite file's writer lock
+        upgrade(directory=MIGRATIONS)
+
+
+MIGRATION_LOCK = 0x5265_6665  # "Refe": any fixed number that no other lock of this database uses
 
 
 def _engine_options(url: str) -> dict:
