@@ -21,11 +21,13 @@ import os
 import secrets
 import string
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from flask import current_app
+from sqlalchemy import delete, select, update
 
-from referee.models import Game, IdempotencyRecord, Move, db
+from referee.models import Game, IdempotencyRecord, Move, _now, db
 from referee.names import refuse_confusable
 from referee.rules import get_engine
 from referee.rules.base import RuleError, load_move, public_state
@@ -202,6 +204,11 @@ def _check_version(game: Game, if_match: str | None) -> None:
 def _replayed(game: Game, request: WriteRequest) -> WriteResult | None:
     if not request.idempotency_key:
         return None
+    # Keys live IDEMPOTENCY_TTL_HOURS (a retry comes within seconds, a day is plenty): each keyed
+    # write clears its game's expired records, so they never outgrow the moves they guard.
+    cutoff = _now() - timedelta(hours=current_app.config.get("IDEMPOTENCY_TTL_HOURS", 24))
+    db.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.game_id == game.id,
+                                                       IdempotencyRecord.created_at < cutoff))
     record = db.session.scalar(select(IdempotencyRecord).where(
         IdempotencyRecord.game_id == game.id, IdempotencyRecord.key == request.idempotency_key))
     if record is None:
