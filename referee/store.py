@@ -105,6 +105,12 @@ def all_moves(game_id: str) -> list[Move]:
     return list(db.session.scalars(select(Move).where(Move.game_id == game_id).order_by(Move.seq)))
 
 
+def moves_page(game_id: str, after: int, limit: int) -> list[Move]:
+    """The log entries after position ``after``, at most ``limit`` of them."""
+    return list(db.session.scalars(select(Move).where(Move.game_id == game_id, Move.seq > after)
+                                   .order_by(Move.seq).limit(limit)))
+
+
 def replay(game: Game, upto: int | None = None) -> dict:
     """The state after the first ``upto`` moves in effect (all of them when None): from the newest
     checkpoint at or before that point, or from the start. Live moves carry versions 1..n (undo
@@ -312,5 +318,6 @@ def _save_state(game: Game, state: dict) -> dict:
 
 
 __all__ = ["RuleError", "StoreError", "WriteRequest", "WriteResult", "apply_move", "undo",
-           "create_game", "get_game", "game_view", "replay", "all_moves", "live_move", "entity_tag",
+           "create_game", "get_game", "game_view", "replay", "all_moves", "moves_page", "live_move",
+           "entity_tag",
            "request_fingerprint", "check_token"]

@@ -9,7 +9,7 @@ from referee import store
 from referee.api.errors import problem_response
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
-    CreateGameSchema, CreatedGameSchema, GameQuerySchema, MoveLogSchema,
+    CreateGameSchema, CreatedGameSchema, GameQuerySchema, MoveLogQuerySchema, MoveLogSchema,
 )
 from referee.rules import get_engine
 from referee.rules.base import public_move
@@ -112,15 +112,23 @@ class GameResource(MethodView):
 @blp.route("/games/<game_id>/moves")
 class Moves(MethodView):
     @blp.doc(operationId="getMoveLog")
-    @blp.response(200, MoveLogSchema)
+    @blp.arguments(MoveLogQuerySchema, location="query", as_kwargs=True)
+    @blp.response(200, MoveLogSchema, headers={"Link": {"schema": {"type": "string"}, "description":
+                                                        'rel="next": the next page, when there is one'}})
     @problem_response(blp, 404, "No such game")
-    def get(self, game_id):
-        """The move log, in order, with each move's version and voided moves marked."""
+    def get(self, game_id, after, limit):
+        """The move log, in order, with each move's version and voided moves marked; a page at a
+        time (``after``, ``limit``), the next page in the ``Link`` header."""
         game = store.get_game(game_id)
         engine = get_engine(game.game)
+        page = store.moves_page(game.id, after, limit + 1)
         moves = [{"seq": m.seq, "version": m.version, "move": public_move(engine, m.payload), "voided": m.voided,
-                  "created_at": m.created_at.isoformat()} for m in store.all_moves(game.id)]
-        return {"id": game.id, "version": game.version, "moves": moves}
+                  "created_at": m.created_at.isoformat()} for m in page[:limit]]
+        headers = {}
+        if len(page) > limit:
+            url = url_for("games.Moves", game_id=game.id, after=moves[-1]["seq"], limit=limit)
+            headers["Link"] = f'<{url}>; rel="next"'
+        return {"id": game.id, "version": game.version, "moves": moves}, 200, headers
 
     @blp.doc(operationId="applyMove", requestBody={"required": True, "content": {"application/json": {
         "schema": {"$ref": "#/components/schemas/AnyMove"}}}})

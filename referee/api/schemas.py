@@ -104,6 +104,14 @@ class GameQuerySchema(Schema):
         "description": "Show the table as it was after this many moves (a past version)."})
 
 
+class MoveLogQuerySchema(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1), metadata={
+        "description": "Only the entries after this position in the log (`seq`): the `Link` header's "
+                       "`rel=\"next\"` gives the next page."})
+    limit = fields.Integer(load_default=500, validate=validate.Range(min=1, max=1000), metadata={
+        "description": "Entries per page (1-1000)."})
+
+
 class RulesSchema(Schema):
     game = fields.String()
     title = fields.String()

@@ -32,3 +32,23 @@ def test_records_expire_after_the_ttl_and_are_cleared(app, client, api):
         count = db.session.scalar(select(func.count()).select_from(IdempotencyRecord)
                                   .where(IdempotencyRecord.game_id == game["id"]))
     assert count == 1                                           # the expired record is gone
+
+
+def test_the_move_log_comes_a_page_at_a_time(client, api):
+    game = api.create("ninety-nine", ["Ann", "Bob"], {"tokens": 99})
+    for i in range(5):
+        api.move(game, {"type": "play", "player": "Ann" if i % 2 == 0 else "Bob", "card": ["5H", "6H", "7H", "8H", "3C"][i]})
+    api.undo(game)
+    whole = client.get(f"/api/v1/games/{game['id']}/moves")
+    assert [m["seq"] for m in whole.json["moves"]] == [1, 2, 3, 4, 5] and "Link" not in whole.headers
+    seqs, url = [], f"/api/v1/games/{game['id']}/moves?limit=2"
+    while url:
+        page = client.get(url)
+        assert page.status_code == 200 and len(page.json["moves"]) <= 2
+        seqs += [m["seq"] for m in page.json["moves"]]
+        link = page.headers.get("Link")
+        url = link[link.index("<") + 1:link.index(">")] if link else None
+    assert seqs == [1, 2, 3, 4, 5]
+    assert whole.json["moves"][-1]["voided"] is True
+    for bad in ("limit=0", "limit=1001", "after=-1", "limit=x"):
+        assert client.get(f"/api/v1/games/{game['id']}/moves?{bad}").status_code in (400, 422)
