@@ -18,6 +18,7 @@ from markupsafe import Markup
 from wtforms import ValidationError
 
 from referee import store
+from referee.api.limits import limit_game_creation
 from referee.rules import ENGINES
 from referee.rules.base import RuleError
 from referee.web import chart
@@ -92,6 +93,14 @@ def _card(value):
 @bp.errorhandler(store.StoreError)
 def _store_error(error: store.StoreError):
     return _error_page(error.status, error.title, error.detail)
+
+
+@bp.errorhandler(429)
+def _too_many(error):
+    response = _error_page(429, "Too many games", "Too many games were started from this address; wait a "
+                                                  "minute and try again.")
+    response.headers.update({k: v for k, v in error.get_headers() if k == "Retry-After"})
+    return response
 
 
 @bp.errorhandler(RuleError)
@@ -173,6 +182,7 @@ def index():
 
 
 @bp.route("/new/<name>", methods=["GET", "POST"])
+@limit_game_creation
 def new_game(name):
     engine = _engine(name)
     ui = ui_for(name)

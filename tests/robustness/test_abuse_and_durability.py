@@ -3,6 +3,7 @@ in constant time. Durability: SQLite in WAL mode with synchronous=FULL (PostgreS
 from __future__ import annotations
 
 import hashlib
+import re
 
 import pytest
 from sqlalchemy import text
@@ -50,6 +51,18 @@ def test_creating_games_is_rate_limited_per_client_address(limited_app):
                        json={"type": "play", "player": "Ann", "card": "5S"},
                        headers={"Authorization": f"Bearer {game['token']}"})
     assert move.status_code == 201
+
+
+def test_the_start_page_and_the_api_share_one_budget(limited_app):
+    client = limited_app.test_client()
+    addr = {"REMOTE_ADDR": "192.0.2.7"}
+    page = client.get("/new/nines", environ_base=addr)                            # reading the form is free
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.get_data(as_text=True)).group(1)
+    for _ in range(3):
+        assert client.post("/api/v1/games", json=BODY, environ_base=addr).status_code == 201
+    refused = client.post("/new/nines", data={"csrf_token": token, "players": "Ann\nBob"}, environ_base=addr)
+    assert refused.status_code == 429 and refused.mimetype == "text/html"
+    assert "Too many games" in refused.get_data(as_text=True) and int(refused.headers["Retry-After"]) > 0
 
 
 def test_a_refused_creation_creates_nothing(limited_app):
