@@ -21,7 +21,8 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(config_module.from_environment(app.instance_path))
     app.config.update(config or {})
     app.config["SQLALCHEMY_DATABASE_URI"] = config_module.normalise_url(app.config["SQLALCHEMY_DATABASE_URI"])
-    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", _engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))
+    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", _engine_options(app.config["SQLALCHEMY_DATABASE_URI"],
+                                                                       app.config["DB_TIMEOUT_SECONDS"]))
     app.json.sort_keys = False
 
     db.init_app(app)
@@ -60,11 +61,16 @@ def migrate_locked() -> None:
 MIGRATION_LOCK = 0x5265_6665  # "Refe": any fixed number that no other lock of this database uses
 
 
-def _engine_options(url: str) -> dict:
+def _engine_options(url: str, timeout: int) -> dict:
+    """A connect, a statement or a lock wait longer than ``timeout`` seconds is a 503, never a hang."""
     if url.startswith("sqlite"):
-        # Writers wait for the lock instead of failing at once (see store.py).
-        return {"connect_args": {"timeout": 30, "check_same_thread": False}}
-    return {"pool_pre_ping": True, "pool_size": 10, "max_overflow": 20}
+        # Writers queue on the writer lock first (store.writer_queue), then wait at most this long.
+        return {"connect_args": {"timeout": timeout, "check_same_thread": False}}
+    ms = timeout * 1000
+    return {"pool_pre_ping": True, "pool_size": 10, "max_overflow": 20, "pool_timeout": timeout,
+            "connect_args": {"connect_timeout": timeout,
+                             "options": f"-c statement_timeout={ms} -c lock_timeout={ms} "
+                                        f"-c idle_in_transaction_session_timeout={6 * ms}"}}
 
 
 @event.listens_for(Engine, "connect")
@@ -75,5 +81,4 @@ def _sqlite_pragmas(dbapi_connection, _record):
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()

@@ -32,6 +32,8 @@ def from_environment(instance_path: str) -> dict:
         "RATELIMIT_ENABLED": os.environ.get("RATELIMIT_ENABLED", "1") != "0",
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_HEADERS_ENABLED": True,
+        # A connect, statement or lock wait on the database longer than this is a 503.
+        "DB_TIMEOUT_SECONDS": int(os.environ.get("DB_TIMEOUT_SECONDS", 10)),
         # How long an Idempotency-Key's first answer is kept for retries.
         "IDEMPOTENCY_TTL_HOURS": float(os.environ.get("IDEMPOTENCY_TTL_HOURS", 24)),
         # Behind HTTPS, set SESSION_COOKIE_SECURE=1 so the table's token cookie never goes out in clear.

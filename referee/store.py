@@ -20,6 +20,7 @@ import json
 import os
 import secrets
 import string
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -241,10 +242,23 @@ def writer_queue():
         return
     fd = os.open(path + "-writers.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        deadline = time.monotonic() + WRITER_WAIT_SECONDS
+        while True:  # a writer that hangs costs the others a 503 after a while, never a hang
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StoreError(503, "Busy", "Another write has held the database for too long; "
+                                     "nothing was applied. Try again.", "unavailable",
+                                     headers={"Retry-After": "2"}) from None
+                time.sleep(0.002)
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+WRITER_WAIT_SECONDS = 10
 
 
 def _write(request: WriteRequest, change, status: int, check=None) -> WriteResult:

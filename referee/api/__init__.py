@@ -126,12 +126,21 @@ def init_app(app: Flask) -> None:
 
     @app.get("/readyz")
     def readyz():
+        """Ready when a write would work: the database answers and takes a write (a write statement
+        that changes nothing, rolled back), not only a read."""
         try:
             db.session.execute(text("SELECT 1"))
-        except Exception as exc:  # the database does not answer: not ready
-            db.session.rollback()
-            return errors.problem(503, "Not ready", f"The database does not answer ({exc.__class__.__name__}).",
-                                  "not-ready")
+            db.session.execute(text("UPDATE games SET version = version WHERE 1 = 0"))
+            if db.engine.dialect.name == "sqlite":
+                db.session.execute(text("PRAGMA quick_check(1)"))
+        except Exception as exc:  # the database does not answer or refuses writes: not ready
+            try:
+                db.session.rollback()
+            except Exception:
+                pass
+            return errors.problem(503, "Not ready", f"The database does not answer or refuses writes "
+                                  f"({exc.__class__.__name__}).", "not-ready", headers={"Retry-After": "5"})
+        db.session.rollback()
         return {"status": "ready"}
 
     app.extensions["referee_api"] = api

@@ -4,8 +4,10 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, jsonify
+from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 
+from referee.models import db
 from referee.rules.base import RuleError
 from referee.store import StoreError
 
@@ -30,6 +32,21 @@ def problem_response(blp, status: int, description: str):
     from referee.api.schemas import ProblemSchema
 
     return blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM, description=description)
+
+
+def database_unavailable(error: Exception):
+    """The database is down, refused, read-only or too slow: a 503 that says what is known. A
+    write whose commit answer was lost may have been applied: its Idempotency-Key tells."""
+    log.warning("Database unavailable: %s", error.__class__.__name__)
+    try:
+        db.session.rollback()
+    except Exception:  # the connection itself may be gone; the pool replaces it
+        pass
+    return problem(503, "Database unavailable",
+                   "The database did not answer in time or refused the request, so this request did not "
+                   "complete. A write may still have been applied if its answer was lost: send it again "
+                   "with the same Idempotency-Key to learn which.", "database-unavailable",
+                   headers={"Retry-After": "5"})
 
 
 def rule_problem(error: RuleError):
@@ -77,6 +94,10 @@ def register(app: Flask) -> None:
         headers.pop("Content-Type", None)
         return problem(error.code or 500, error.name, error.description or error.name, kind,
                        headers=headers)
+
+    @app.errorhandler(DBAPIError)
+    def _database(error: DBAPIError):
+        return database_unavailable(error)
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):  # pragma: no cover - a bug, reported without internals

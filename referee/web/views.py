@@ -17,7 +17,10 @@ from flask_wtf.csrf import generate_csrf, validate_csrf
 from markupsafe import Markup
 from wtforms import ValidationError
 
+from sqlalchemy.exc import DBAPIError
+
 from referee import store
+from referee.models import db
 from referee.api.limits import limit_game_creation
 from referee.rules import ENGINES
 from referee.rules.base import RuleError
@@ -93,6 +96,15 @@ def _card(value):
 @bp.errorhandler(store.StoreError)
 def _store_error(error: store.StoreError):
     return _error_page(error.status, error.title, error.detail)
+
+
+@bp.errorhandler(DBAPIError)
+def _database_error(error):
+    db.session.rollback()
+    response = _error_page(503, "The database is not answering", "Nothing was lost that the page showed as "
+                           "done. Wait a moment and reload.")
+    response.headers["Retry-After"] = "5"
+    return response
 
 
 @bp.errorhandler(429)
