@@ -7,7 +7,9 @@ threads = int(os.environ.get("GUNICORN_THREADS", "4"))
 worker_class = "gthread"
 # Load the app (and run migrations) once in the master, before the workers fork.
 preload_app = True
-accesslog = "-"
+# The app logs each request itself as a JSON line with the route's pattern (referee/logs.py): the
+# access log would print raw paths, and a table link's path holds the game's token.
+accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
 timeout = 30

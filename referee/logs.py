@@ -1,0 +1,69 @@
+"""Logs on stdout as JSON lines: one line per request (a request id, also sent back in the
+``X-Request-Id`` header, the method, the route's pattern rather than the raw path, the status and
+the latency) and the service's own messages with their tracebacks. A route's pattern never holds
+a table link's token or a game's id, so no secret reaches a log line."""
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+
+from flask import Flask, g, request
+
+REQUEST_ID = "X-Request-Id"
+
+
+class JsonLines(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line = {"time": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+                "level": record.levelname.lower(), "logger": record.name}
+        line.update(getattr(record, "fields", None) or {"message": record.getMessage()})
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False)
+
+
+class _Stdout(logging.StreamHandler):
+    """Writes to the sys.stdout of the moment (a test may capture it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stdout
+        super().emit(record)
+
+
+def _handler() -> logging.Handler:
+    handler = _Stdout()
+    handler.setFormatter(JsonLines())
+    return handler
+
+
+access = logging.getLogger("referee.access")
+
+
+def init_app(app: Flask) -> None:
+    service = logging.getLogger("referee")
+    if not any(isinstance(h, _Stdout) for h in service.handlers):
+        service.addHandler(_handler())
+        service.setLevel(logging.INFO)
+        service.propagate = False
+
+    @app.before_request
+    def _start() -> None:
+        given = request.headers.get(REQUEST_ID, "")
+        ok = 0 < len(given) <= 64 and given.isascii() and given.isprintable() and " " not in given
+        g.request_id = given if ok else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _log(response):
+        request_id = g.get("request_id") or uuid.uuid4().hex
+        response.headers[REQUEST_ID] = request_id
+        started = g.get("started")
+        rule = request.url_rule.rule if request.url_rule is not None else "(no route)"
+        access.info("request", extra={"fields": {
+            "request_id": request_id, "method": request.method, "route": rule, "status": response.status_code,
+            "ms": round((time.perf_counter() - started) * 1000, 2) if started else None}})
+        return response
