@@ -1,5 +1,10 @@
 """gunicorn settings from the environment (see the README, "Deployment")."""
 import os
+import tempfile
+
+# Each worker writes its metrics here and /metrics adds them up (referee/metrics.py); set before
+# the app (and prometheus_client) is loaded in the master.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="referee-metrics-"))
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
@@ -14,6 +19,12 @@ errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
 timeout = 30
 graceful_timeout = 20
+
+
+def child_exit(server, worker):
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
 
 
 def post_fork(server, worker):

@@ -28,9 +28,10 @@ def create_app(config: dict | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db)
 
-    from referee import api, backup, logs, web
+    from referee import api, backup, logs, metrics, web
 
     logs.init_app(app)
+    metrics.init_app(app)
     api.init_app(app)
     web.init_app(app)
     backup.init_app(app)

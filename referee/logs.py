@@ -13,6 +13,8 @@ from datetime import datetime, timezone
 
 from flask import Flask, g, request
 
+from referee import metrics
+
 REQUEST_ID = "X-Request-Id"
 
 
@@ -63,7 +65,9 @@ def init_app(app: Flask) -> None:
         response.headers[REQUEST_ID] = request_id
         started = g.get("started")
         rule = request.url_rule.rule if request.url_rule is not None else "(no route)"
+        seconds = time.perf_counter() - started if started else 0.0
         access.info("request", extra={"fields": {
             "request_id": request_id, "method": request.method, "route": rule, "status": response.status_code,
-            "ms": round((time.perf_counter() - started) * 1000, 2) if started else None}})
+            "ms": round(seconds * 1000, 2)}})
+        metrics.observe(rule, request.method, response.status_code, seconds)
         return response

@@ -28,6 +28,7 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import delete, select, update
 
+from referee import metrics
 from referee.models import Game, IdempotencyRecord, Move, _now, db
 from referee.names import refuse_confusable
 from referee.rules import get_engine
@@ -292,8 +293,11 @@ def _locked_write(request: WriteRequest, change, status: int, check=None) -> Wri
 
 
 def apply_move(request: WriteRequest, move: Any) -> WriteResult:
+    applied = []
+
     def change(game: Game) -> dict:
         engine = engine_for(game.game)
+        applied.append(game.game)
         state = engine.apply(game.state, move)  # RuleError leaves everything as it was
         seq = (db.session.scalar(select(db.func.max(Move.seq)).where(Move.game_id == game.id)) or 0) + 1
         game.version += 1
@@ -306,7 +310,10 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
     def well_formed(game: Game) -> None:
         load_move(engine_for(game.game), game.state, move)
 
-    return _write(request, change, 201, well_formed)
+    result = _write(request, change, 201, well_formed)
+    if applied and not result.replayed:  # committed: count it
+        metrics.MOVES.labels(applied[0]).inc()
+    return result
 
 
 def undo(request: WriteRequest) -> WriteResult:

@@ -7,6 +7,7 @@ from flask import Flask, jsonify
 from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 
+from referee import metrics
 from referee.models import db
 from referee.rules.base import RuleError
 from referee.store import StoreError
@@ -38,6 +39,7 @@ def database_unavailable(error: Exception):
     """The database is down, refused, read-only or too slow: a 503 that says what is known. A
     write whose commit answer was lost may have been applied: its Idempotency-Key tells."""
     log.warning("Database unavailable: %s", error.__class__.__name__)
+    metrics.DATABASE_ERRORS.inc()
     try:
         db.session.rollback()
     except Exception:  # the connection itself may be gone; the pool replaces it
@@ -50,6 +52,8 @@ def database_unavailable(error: Exception):
 
 
 def rule_problem(error: RuleError):
+    if error.rule:
+        metrics.REFUSALS.labels(error.rule).inc()
     return problem(error.status, error.title, error.detail, error.kind, rule=error.rule, legal=error.legal)
 
 

@@ -1,0 +1,36 @@
+"""Prometheus metrics at ``/metrics``: requests by route and status, latency histograms, moves
+applied by game, refusals by ruling, database errors. Under gunicorn each worker writes its
+numbers to ``PROMETHEUS_MULTIPROC_DIR`` (set in ``gunicorn.conf.py``) and ``/metrics`` adds them
+up, so every scrape sees the whole service, whichever worker answers it."""
+from __future__ import annotations
+
+import os
+
+from flask import Flask, Response
+from prometheus_client import (CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest,
+                               multiprocess)
+from prometheus_client import REGISTRY
+
+REQUESTS = Counter("referee_requests_total", "Requests answered, by route pattern, method and status.",
+                   ["route", "method", "status"])
+LATENCY = Histogram("referee_request_seconds", "Time to answer a request, by route pattern.", ["route"],
+                    buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10))
+MOVES = Counter("referee_moves_applied_total", "Moves applied, by game.", ["game"])
+REFUSALS = Counter("referee_refusals_total", "Moves and verdict requests refused, by ruling id.", ["rule"])
+DATABASE_ERRORS = Counter("referee_database_errors_total", "Requests that found the database unavailable.")
+
+
+def observe(route: str, method: str, status: int, seconds: float) -> None:
+    REQUESTS.labels(route, method, str(status)).inc()
+    LATENCY.labels(route).observe(seconds)
+
+
+def init_app(app: Flask) -> None:
+    @app.get("/metrics")
+    def metrics():
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)
+        else:
+            registry = REGISTRY
+        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
