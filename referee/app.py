@@ -7,6 +7,7 @@ from flask import Flask
 from flask_migrate import Migrate, upgrade
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from referee import MIGRATIONS
 from referee import config as config_module
@@ -24,6 +25,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", _engine_options(app.config["SQLALCHEMY_DATABASE_URI"],
                                                                        app.config["DB_TIMEOUT_SECONDS"]))
     app.json.sort_keys = False
+    hops = app.config.get("TRUSTED_PROXIES", 0)
+    if hops:  # behind a proxy: the client's address and scheme come from its X-Forwarded-* headers
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
 
     db.init_app(app)
     migrate.init_app(app, db)

@@ -32,6 +32,8 @@ def from_environment(instance_path: str) -> dict:
         "RATELIMIT_ENABLED": os.environ.get("RATELIMIT_ENABLED", "1") != "0",
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_HEADERS_ENABLED": True,
+        # Proxies in front that set X-Forwarded-For/-Proto (0: none; the rate limit then sees the proxy).
+        "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", 0)),
         # A connect, statement or lock wait on the database longer than this is a 503.
         "DB_TIMEOUT_SECONDS": int(os.environ.get("DB_TIMEOUT_SECONDS", 10)),
         # How long an Idempotency-Key's first answer is kept for retries.

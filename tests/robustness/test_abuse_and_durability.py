@@ -147,3 +147,23 @@ def test_postgresql_commits_are_durable(app):
         with db.engine.connect() as conn:
             assert conn.execute(text("SHOW fsync")).scalar() == "on"
             assert conn.execute(text("SHOW synchronous_commit")).scalar() in ("on", "remote_apply", "remote_write")
+
+
+def test_behind_a_trusted_proxy_the_limit_counts_the_real_client(app, database_url):
+    enabled = limiter.enabled
+    proxied = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "AUTO_MIGRATE": False, "TESTING": True,
+                          "SECRET_KEY": "test", "RATELIMIT_ENABLED": True, "RATELIMIT_CREATE": "2 per minute",
+                          "RATELIMIT_STORAGE_URI": "memory://", "TRUSTED_PROXIES": 1})
+    limiter.reset()
+    try:
+        client = proxied.test_client()
+        proxy = {"REMOTE_ADDR": "10.0.0.1"}
+        for client_address in ("198.51.100.1", "198.51.100.2"):   # two players behind the same proxy
+            for _ in range(2):
+                assert client.post("/api/v1/games", json=BODY, environ_base=proxy,
+                                   headers={"X-Forwarded-For": client_address}).status_code == 201
+        assert client.post("/api/v1/games", json=BODY, environ_base=proxy,
+                           headers={"X-Forwarded-For": "198.51.100.1"}).status_code == 429
+    finally:
+        limiter.reset()
+        limiter.enabled = enabled
