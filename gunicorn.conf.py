@@ -1,6 +1,9 @@
 """gunicorn settings from the environment (see the README, "Deployment")."""
+import json
 import os
 import tempfile
+
+import gunicorn.util
 
 # Each worker writes its metrics here and /metrics adds them up (referee/metrics.py); set before
 # the app (and prometheus_client) is loaded in the master.
@@ -19,6 +22,20 @@ errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
 timeout = 30
 graceful_timeout = 20
+
+
+def _problem_error(sock, status_int, reason, mesg):
+    """gunicorn's own refusals (a request line or headers too long, a malformed request) as
+    problem+json like every other error of the service, instead of gunicorn's HTML page."""
+    kind = reason.lower().replace(" ", "-")
+    body = json.dumps({"type": f"https://referee.invalid/problems/{kind}", "title": reason, "status": status_int,
+                       "detail": str(mesg or reason)[:300]}).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode("latin1")
+    gunicorn.util.write_nonblock(sock, head + body)
+
+
+gunicorn.util.write_error = _problem_error  # looked up at call time by every worker
 
 
 def child_exit(server, worker):
