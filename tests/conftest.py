@@ -1,11 +1,14 @@
-"""Shared fixtures: an app on SQLite (or on TEST_DATABASE_URL), a client, and an ``api`` helper."""
+"""Shared fixtures: an app on SQLite (or on TEST_DATABASE_URL), a client, a live server, and an
+``api`` helper."""
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 from hypothesis import settings
 from sqlalchemy import text
+from werkzeug.serving import make_server
 
 from referee import create_app
 from referee.models import db
@@ -57,6 +60,17 @@ def _clean_tables(request):
         for table in ("idempotency_records", "moves", "games"):
             db.session.execute(text(f"DELETE FROM {table}"))
         db.session.commit()
+
+
+@pytest.fixture(scope="session")
+def live_server(app):
+    """The app served on 127.0.0.1 by a real HTTP server in a thread (browsers, generated clients)."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=5)
 
 
 @pytest.fixture

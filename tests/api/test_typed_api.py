@@ -9,11 +9,9 @@ import json
 import random
 import subprocess
 import sys
-import threading
 
 import pytest
 from openapi_spec_validator import validate
-from werkzeug.serving import make_server
 
 from referee.api.declared import camel
 from referee.rules import ENGINES, ninety_nine
@@ -78,16 +76,6 @@ def test_the_generated_client_has_a_class_for_every_move(generated_client):
     for name, engine in ENGINES.items():
         for kind in engine.MOVES:
             assert hasattr(models, camel(name) + camel(kind)), f"no class for {name} {kind}"
-
-
-@pytest.fixture
-def live_server(app):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join()
 
 
 def test_the_generated_client_plays_a_whole_game_of_ninety_nine(generated_client, live_server):

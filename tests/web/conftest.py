@@ -1,4 +1,4 @@
-"""Web page fixtures: a real server on 127.0.0.1 in a thread, and Debian's headless Chromium.
+"""Web page fixtures: Debian's headless Chromium (the live server is in tests/conftest.py).
 
 Browser tests are marked ``browser``. Without /usr/bin/chromium they skip, unless
 REQUIRE_BROWSER=1, when they fail. Screenshots go under ``test-output/web/`` (or $TEST_OUTPUT).
@@ -7,27 +7,15 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 OUTPUT = Path(os.environ.get("TEST_OUTPUT") or Path(__file__).resolve().parents[2] / "test-output") / "web"
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="session")
-def live_server(app):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=5)
 
 
 @pytest.fixture(scope="session")
