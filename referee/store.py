@@ -36,6 +36,7 @@ from referee.rules.base import RuleError, load_move, public_state
 
 GAME_ID_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
 CHECKPOINT_EVERY = 25  # versions between stored states: undo replays at most this many moves
+PURGE_EVERY = 25  # writes to a game between clearings of its expired idempotency records
 
 
 class StoreError(Exception):
@@ -212,19 +213,32 @@ def _check_version(game: Game, if_match: str | None) -> None:
 def _replayed(game: Game, request: WriteRequest) -> WriteResult | None:
     if not request.idempotency_key:
         return None
-    # Keys live IDEMPOTENCY_TTL_HOURS (a retry comes within seconds, a day is plenty): each keyed
-    # write clears its game's expired records, so they never outgrow the moves they guard.
-    cutoff = _now() - timedelta(hours=current_app.config.get("IDEMPOTENCY_TTL_HOURS", 24))
-    db.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.game_id == game.id,
-                                                       IdempotencyRecord.created_at < cutoff))
-    record = db.session.scalar(select(IdempotencyRecord).where(
-        IdempotencyRecord.game_id == game.id, IdempotencyRecord.key == request.idempotency_key))
-    if record is None:
+    found = db.session.execute(select(IdempotencyRecord, IdempotencyRecord.created_at < _expiry_cutoff()).where(
+        IdempotencyRecord.game_id == game.id, IdempotencyRecord.key == request.idempotency_key)).first()
+    if found is None:
+        return None
+    record, expired = found
+    if expired:  # the key is free again (compared in SQL: SQLite gives back naive datetimes)
+        db.session.delete(record)
+        db.session.flush()
         return None
     if record.request_hash != request.fingerprint:
         raise StoreError(422, "Idempotency key reused", "This Idempotency-Key was already used "
                          "with a different request.", "idempotency-key-reused")
     return WriteResult(record.status_code, record.response, replayed=True)
+
+
+def _expiry_cutoff():
+    """Keys live IDEMPOTENCY_TTL_HOURS: a retry comes within seconds, a day is plenty."""
+    return _now() - timedelta(hours=current_app.config.get("IDEMPOTENCY_TTL_HOURS", 24))
+
+
+def _purge_expired(game: Game) -> None:
+    """Every few writes, a game's expired idempotency records go, so they never outgrow the moves
+    they guard (one DELETE per PURGE_EVERY writes, not one per write)."""
+    if game.revision % PURGE_EVERY == 0:
+        db.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.game_id == game.id,
+                                                           IdempotencyRecord.created_at < _expiry_cutoff()))
 
 
 def _sqlite_file() -> str | None:
@@ -277,10 +291,13 @@ def _locked_write(request: WriteRequest, change, status: int, check=None) -> Wri
         if previous:
             db.session.rollback()
             return previous
-        if check is not None:
-            check(game)  # a malformed body is refused as such, whatever version it names
+        if check is not None and request.if_match is not None:
+            # a malformed body is refused as such, whatever version it names (without If-Match
+            # the engine's own check, in change(), refuses it the same way)
+            check(game)
         _check_version(game, request.if_match)
         body = change(game)
+        _purge_expired(game)
         if request.idempotency_key:
             db.session.add(IdempotencyRecord(game_id=game.id, key=request.idempotency_key,
                                              request_hash=request.fingerprint, status_code=status,

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from sqlalchemy import func, select, update
 
+from bench.common import move_stream
 from referee.models import IdempotencyRecord, _now, db
 
 
@@ -52,3 +53,21 @@ def test_the_move_log_comes_a_page_at_a_time(client, api):
     assert whole.json["moves"][-1]["voided"] is True
     for bad in ("limit=0", "limit=1001", "after=-1", "limit=x"):
         assert client.get(f"/api/v1/games/{game['id']}/moves?{bad}").status_code in (400, 422)
+
+
+def test_expired_records_of_other_keys_are_cleared_every_few_writes(app, client, api):
+    from referee.store import PURGE_EVERY
+
+    players, options = ["Ann", "Bob", "Cid"], {"tokens": 99, "decks": 2}
+    game = api.create("ninety-nine", players, options)
+    moves = iter(move_stream(PURGE_EVERY, players=players, options=options))
+    post(client, game, next(moves), "old")
+    with app.app_context():
+        db.session.execute(update(IdempotencyRecord).where(IdempotencyRecord.game_id == game["id"])
+                           .values(created_at=_now() - timedelta(hours=25)))
+        db.session.commit()
+    for version in range(2, PURGE_EVERY + 1):
+        assert post(client, game, next(moves), f"k-{version}").status_code == 201
+    with app.app_context():
+        keys = set(db.session.scalars(select(IdempotencyRecord.key).where(IdempotencyRecord.game_id == game["id"])))
+    assert "old" not in keys and len(keys) == PURGE_EVERY - 1
