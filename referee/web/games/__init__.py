@@ -187,11 +187,10 @@ class GameUI:
                     field["label"] = "Who" if spec.name == move.actor else spec.name.replace("_", " ").capitalize()
                     field["options"] = [(p, p) for p in (entry.get("players") if spec.name == move.actor
                                                          and entry.get("players") is not None else view["players"])]
-                choices = (entry.get("choices") or {}).get(spec.name)
-                if isinstance(choices, list):
-                    field["options"] = [(json.dumps(v) if not isinstance(v, str) else v, pretty(v)) for v in choices]
-                elif getattr(spec, "choices", None):
-                    field["options"] = [(json.dumps(v) if not isinstance(v, str) else v, pretty(v)) for v in spec.choices]
+                values = (entry.get("choices") or {}).get(spec.name)  # allowed now, else all the field takes
+                values = values if isinstance(values, list) else getattr(spec, "choices", None)
+                if values:
+                    field["options"] = [(v if isinstance(v, str) else json.dumps(v), pretty(v)) for v in values]
                 fields.append(field)
             forms.append({"kind": kind, "label": move.label or kind, "description": move.description,
                           "rules": move.rules, "fields": fields})
