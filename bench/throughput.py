@@ -29,7 +29,8 @@ JUDGE_BODY = json.dumps({"total": 60, "card": "2S", "players": 4})
 GAMES = 64
 
 
-def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stream: list[dict]) -> list[dict]:
+def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stream: list[dict],
+             worker_class: str) -> list[dict]:
     tmp = tempfile.mkdtemp(prefix="bench-")
     if db == "sqlite":
         url = f"sqlite:///{tmp}/bench.sqlite3"
@@ -37,7 +38,8 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
         reset_postgres(PG_URL)
         url = PG_URL
     rows = []
-    with Server("bench.hello:app") as hello, Server("wsgi:app", database_url=url) as referee:
+    served = {"GUNICORN_WORKER_CLASS": worker_class}  # hello is served the same way as the referee
+    with Server("bench.hello:app", **served) as hello, Server("wsgi:app", database_url=url, **served) as referee:
         hello.wait("/hello")
         referee.wait("/readyz")
         http = requests.Session()
@@ -55,7 +57,7 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
                 for i, g in enumerate(games):
                     f.write(f"{i % n} {g['id']} {g['token']}\n")
             base_hello = wrk(hello.base, n, duration, "get", "/hello")
-            rows.append(dict(db=db, what="hello (baseline)", clients=n, **base_hello, ratio=1.0))
+            rows.append(dict(db=db, worker=worker_class, what="hello (baseline)", clients=n, **base_hello, ratio=1.0))
             for what, result in (
                 ("POST /judge/ninety-nine/play", wrk(referee.base, n, duration, "post",
                                                       "/api/v1/judge/ninety-nine/play", JUDGE_BODY)),
@@ -63,19 +65,21 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
                 ("POST /games/{id}/moves", wrk(referee.base, n, duration, "moves", "/",
                                                 games_file=games_file, moves_file=moves_file)),
             ):
-                rows.append(dict(db=db, what=what, clients=n, **result, ratio=result["rps"] / base_hello["rps"]))
+                rows.append(dict(db=db, worker=worker_class, what=what, clients=n, **result,
+                                 ratio=result["rps"] / base_hello["rps"]))
             print_rows(rows[-4:])
         rss_end = referee.worker_rss_mib()
         total = sum(r["requests"] for r in rows if r["what"] != "hello (baseline)")
-        print(f"[{db}] worker RSS MiB after warm-up {rss_start} -> after {total} referee requests {rss_end}",
+        print(f"[{db} {worker_class}] worker RSS MiB after warm-up {rss_start} -> after {total} referee requests {rss_end}",
               flush=True)
-        rows.append(dict(db=db, what="worker RSS MiB", rss_start=rss_start, rss_end=rss_end, requests=total))
+        rows.append(dict(db=db, worker=worker_class, what="worker RSS MiB", rss_start=rss_start, rss_end=rss_end,
+                         requests=total))
     return rows
 
 
 def print_rows(rows: list[dict]) -> None:
     for r in rows:
-        print(f"{r['db']:8} {r['what']:30} c={r['clients']:<3} {r['rps']:8.0f} req/s  p50 {r['p50']:7.2f} ms  "
+        print(f"{r['db']:8} {r['worker']:7} {r['what']:30} c={r['clients']:<3} {r['rps']:8.0f} req/s  p50 {r['p50']:7.2f} ms  "
               f"p99 {r['p99']:7.2f} ms  ratio {r['ratio']:.2f}  bad {r['bad']}  socket errors {r['socket_errors']}",
               flush=True)
 
@@ -85,6 +89,8 @@ def main() -> None:
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgres"], choices=["sqlite", "postgres"])
     parser.add_argument("--clients", nargs="+", type=int, default=[1, 16, 64])
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per wrk run")
+    parser.add_argument("--worker-class", nargs="+", default=["gevent", "gthread"], dest="worker_classes",
+                        help="gunicorn worker classes to compare, each in turn with its own hello baseline")
     parser.add_argument("--json", help="also write every row to this file")
     args = parser.parse_args()
     print(machine(), flush=True)
@@ -95,14 +101,15 @@ def main() -> None:
     started = time.time()
     rows = []
     for db in args.db:
-        rows += rows_for(db, args.clients, args.duration, moves_file.name, stream)
-    print(f"\n{'db':8} {'endpoint':30} {'clients':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'x hello':>8} {'bad':>5}")
+        for worker_class in args.worker_classes:
+            rows += rows_for(db, args.clients, args.duration, moves_file.name, stream, worker_class)
+    print(f"\n{'db':8} {'worker':7} {'endpoint':30} {'clients':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'x hello':>8} {'bad':>5}")
     for r in rows:
         if "rps" in r:
-            print(f"{r['db']:8} {r['what']:30} {r['clients']:>7} {r['rps']:8.0f} {r['p50']:8.2f} {r['p99']:8.2f} "
+            print(f"{r['db']:8} {r['worker']:7} {r['what']:30} {r['clients']:>7} {r['rps']:8.0f} {r['p50']:8.2f} {r['p99']:8.2f} "
                   f"{r['ratio']:8.2f} {r['bad'] + r['socket_errors']:>5}")
         else:
-            print(f"{r['db']:8} {r['what']:30} start {r['rss_start']} end {r['rss_end']} after {r['requests']} requests")
+            print(f"{r['db']:8} {r['worker']:7} {r['what']:30} start {r['rss_start']} end {r['rss_end']} after {r['requests']} requests")
     print(f"({time.time() - started:.0f} s)")
     if args.json:
         with open(args.json, "w") as f:

@@ -64,7 +64,7 @@ def test_two_masters_share_one_database(app, gunicorns):
                 assert r.status_code in RETRYABLE, (r.status_code, r.text)
                 assert r.headers["Content-Type"].startswith("application/problem+json")
                 # A retried key must not reuse an answer for another body: use a fresh key.
-                key = f"{key}-{len(statuses)}"
+                key = f"c{i}-m{k}-{len(statuses)}"
 
     with ThreadPoolExecutor(CLIENTS) as pool:
         list(pool.map(client, range(CLIENTS)))
