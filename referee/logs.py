@@ -28,7 +28,7 @@ class JsonLines(logging.Formatter):
         return json.dumps(line, ensure_ascii=False)
 
 
-class _Stdout(logging.StreamHandler):
+class StdoutHandler(logging.StreamHandler):
     """Writes to the sys.stdout of the moment (a test may capture it)."""
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -37,7 +37,7 @@ class _Stdout(logging.StreamHandler):
 
 
 def _handler() -> logging.Handler:
-    handler = _Stdout()
+    handler = StdoutHandler()
     handler.setFormatter(JsonLines())
     return handler
 
@@ -47,7 +47,7 @@ access = logging.getLogger("referee.access")
 
 def init_app(app: Flask) -> None:
     service = logging.getLogger("referee")
-    if not any(isinstance(h, _Stdout) for h in service.handlers):
+    if not any(isinstance(h, StdoutHandler) for h in service.handlers):
         service.addHandler(_handler())
         service.setLevel(logging.INFO)
         service.propagate = False
