@@ -6,7 +6,8 @@ An engine is a module registered in ``referee.rules.ENGINES`` under its own ``NA
 ``NAME``            the game's name in URLs (``"ninety-nine"``)
 ``TITLE``           its printed name
 ``PLAYERS``         ``(min, max)`` number of players
-``OPTIONS``         ``{option: {"default": ..., "description": ..., "schema": JSON Schema}}``
+``OPTIONS``         ``{option: {"default": ..., "description": ..., "schema": JSON Schema, "rule": id}}``;
+                    ``rule`` is the ruling a refused value of the option cites (G-3)
 ``RULINGS``         ``{ruling id: one-line summary}``
 ``MOVES``           ``{move type: Move}``: each move's fields, description, ruling ids and handler
 ``PHASES``          ``{phase: (move types it accepts)}``; ``state["phase"]`` names the current one
@@ -309,20 +310,25 @@ def get_field(obj: dict, key: str, kind: type | tuple, required: bool = True, de
 
 
 def get_int(obj: dict, key: str, lo: int | None = None, hi: int | None = None, required: bool = True,
-            default: Any = None, nullable: bool = False) -> Any:
+            default: Any = None, nullable: bool = False, rule: str | None = None) -> Any:
+    """``obj[key]`` as an int; a value out of ``lo``..``hi`` cites ``rule`` when the rules set the
+    range (G-3)."""
     if key not in obj or (nullable and obj[key] is None):
         return get_field(obj, key, int, required=required, default=default, nullable=nullable)
     value = get_field(obj, key, int)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise InvalidInput(f"Field '{key}' must be between {lo} and {hi}.")
+        raise InvalidInput(f"Field '{key}' must be between {lo} and {hi}" + (f" ({rule})." if rule else "."),
+                           rule=rule)
     return value
 
 
-def get_choice(obj: dict, key: str, choices, required: bool = True, default: Any = None) -> Any:
+def get_choice(obj: dict, key: str, choices, required: bool = True, default: Any = None,
+               rule: str | None = None) -> Any:
     kinds = tuple({type(c) for c in choices})
     value = get_field(obj, key, kinds, required=required, default=default)
     if key in obj and value not in choices:
-        raise InvalidInput(f"Field '{key}' must be one of: {', '.join(map(str, choices))}.")
+        raise InvalidInput(f"Field '{key}' must be one of: {', '.join(map(str, choices))}"
+                           + (f" ({rule})." if rule else "."), rule=rule, legal=list(choices))
     return value
 
 
@@ -372,7 +378,8 @@ def check_players(players: Any, lo: int, hi: int, rule: str | None = None) -> li
 
 
 def resolve_options(spec: dict, options: Any) -> dict:
-    """Fill defaults for options the table did not record; refuse unknown ones.
+    """Fill defaults for options the table did not record; refuse unknown ones, and a recorded
+    value that its declared schema does not allow, citing the option's ``rule`` (G-3).
 
     A default may be ``None`` when it depends on the players (the engine fills it)."""
     if options is None:
@@ -382,15 +389,52 @@ def resolve_options(spec: dict, options: Any) -> dict:
     unknown = sorted(set(options) - set(spec))
     if unknown:
         raise InvalidInput(f"Unknown option(s): {', '.join(unknown)}. Known: {', '.join(spec) or 'none'}.")
+    for name in spec:
+        if name in options:
+            check_option(spec, name, options[name])
     return {name: options.get(name, info.get("default")) for name, info in spec.items()}
 
 
-def player_option(options: dict, key: str, players: list[str]) -> str | None:
+def option_refusal(spec: dict, name: str, detail: str, legal: Any = None) -> InvalidInput:
+    """The refusal of a value of option ``name``: it names the option's ruling (G-3)."""
+    rule = spec[name].get("rule")
+    return InvalidInput(f"{detail} ({rule})." if rule else f"{detail}.", rule=rule, legal=legal)
+
+
+_OPTION_TYPES = {"integer": (int, "a whole number"), "string": (str, "a text"), "boolean": (bool, "true or false")}
+
+
+def check_option(spec: dict, name: str, value: Any) -> None:
+    """``value`` against option ``name``'s declared schema (type, enum, minimum, maximum); null only
+    where the default is null (then the engine decides)."""
+    info = spec[name]
+    schema = info.get("schema") or {}
+    if value is None:
+        if info.get("default") is None:
+            return
+        raise option_refusal(spec, name, f"Option '{name}' cannot be null: omit it for the default "
+                                         f"({info.get('default')!r})")
+    kind, words = _OPTION_TYPES.get(schema.get("type"), (None, ""))
+    enum = schema.get("enum")
+    if enum is not None and not (value in enum and type(value) in {type(v) for v in enum}):
+        raise option_refusal(spec, name, f"Option '{name}' must be one of: {', '.join(map(str, enum))}",
+                             legal=list(enum))
+    if kind is not None and (not isinstance(value, kind) or isinstance(value, bool) and kind is not bool):
+        raise option_refusal(spec, name, f"Option '{name}' must be {words}")
+    lo, hi = schema.get("minimum"), schema.get("maximum")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        bounds = (f"from {lo} to {hi}" if lo is not None and hi is not None
+                  else f"at least {lo}" if lo is not None else f"at most {hi}")
+        raise option_refusal(spec, name, f"Option '{name}' must be {bounds}")
+
+
+def player_option(options: dict, key: str, players: list[str], rule: str | None = None) -> str | None:
     value = options.get(key)
     if value is None:
         return None
     if value not in players:
-        raise InvalidInput(f"Option '{key}' must name a player.")
+        raise InvalidInput(f"Option '{key}' must name a player" + (f" ({rule})." if rule else "."), rule=rule,
+                           legal=list(players))
     return value
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
     IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_choice, get_field,
-    get_int, in_deck, in_progress, left_of, resolve_options,
+    get_int, in_deck, in_progress, left_of, player_option, resolve_options,
 )
 from referee.rules.fields import Card, Choice, Int, Player, Shaped
 
@@ -41,17 +41,17 @@ FACE_UP_AT_DEAL = 3  # N9-2
 JOKER_POINTS = -3  # N9-6; N9-9 lets the table choose -2 or -5
 
 OPTIONS = {
-    "decks": {"default": None, "schema": {"type": "integer", "minimum": 2, "maximum": 20},
+    "decks": {"default": None, "schema": {"type": "integer", "minimum": 2, "maximum": 20}, "rule": "N9-1",
               "description": "Standard decks with two Jokers each: default 2 for 2-3 players, 3 for 4-6, "
                              "one more for every three further players; the table may choose more (N9-1)."},
-    "target": {"default": 100, "schema": {"type": "integer", "minimum": 1, "maximum": 100000},
+    "target": {"default": 100, "schema": {"type": "integer", "minimum": 1, "maximum": 100000}, "rule": "N9-7",
                "description": "The game ends after the first hand at whose end a total reaches this (N9-7)."},
-    "dealer": {"default": None, "schema": {"type": "string"},
+    "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
                "description": "The first hand's dealer; default the last player listed (G-2)."},
-    "hands": {"default": None, "schema": {"type": "integer", "minimum": 1, "maximum": 100},
+    "hands": {"default": None, "schema": {"type": "integer", "minimum": 1, "maximum": 100}, "rule": "N9-9",
               "description": "House rule: play this many hands, whatever the totals; the target is then "
                              "unused (N9-9)."},
-    "joker_points": {"default": JOKER_POINTS, "schema": {"type": "integer", "enum": [-3, -2, -5]},
+    "joker_points": {"default": JOKER_POINTS, "schema": {"type": "integer", "enum": [-3, -2, -5]}, "rule": "N9-9",
                      "description": "House rule: a Joker's points outside a set, -3, -2 or -5 (N9-9)."},
 }
 RULINGS = {
@@ -166,22 +166,16 @@ def default_decks(players: int) -> int:
 
 def new_game(players: list[str], options: dict | None = None) -> dict:
     players = check_players(players, *PLAYERS, rule="N9-1")
-    opts = resolve_options(OPTIONS, options)
+    opts = resolve_options(OPTIONS, options)   # each value checked, citing its ruling (G-3)
     least = default_decks(len(players))
     decks = opts["decks"] if opts["decks"] is not None else least
-    if isinstance(decks, bool) or not isinstance(decks, int) or not least <= decks <= 20:
-        raise InvalidInput(f"Option 'decks' must be a whole number from {least} (N9-1 for "
-                           f"{len(players)} players) to 20.")
+    if decks < least:
+        raise InvalidInput(f"{len(players)} players need at least {least} decks (N9-1): the table may "
+                           f"choose more, never fewer.", rule="N9-1", legal={"decks": list(range(least, 21))})
     target = opts["target"]
-    if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 100000:
-        raise InvalidInput("Option 'target' must be a whole number from 1 to 100000.")
-    dealer = opts["dealer"] if opts["dealer"] is not None else players[-1]  # G-2
-    if not isinstance(dealer, str) or dealer not in players:
-        raise InvalidInput("Option 'dealer' must name a player.")
+    dealer = player_option(opts, "dealer", players, rule="G-2") or players[-1]  # G-2
     hands = opts["hands"]
-    if hands is not None:
-        get_int(opts, "hands", 1, 100)
-    joker = get_choice(opts, "joker_points", (-3, -2, -5))
+    joker = opts["joker_points"]
     state = {
         "players": players,
         "options": {"decks": decks, "target": target, "dealer": dealer, "hands": hands, "joker_points": joker},
@@ -586,13 +580,18 @@ apply, allowed = bind(__name__)
 
 # ---------------------------------------------------------------- dispute verdict
 
+# N9-1 for a verdict with no game: the decks of the most players the service seats, unless the
+# request names the decks in play.
+VERDICT_DECKS = default_decks(PLAYERS[1])
+
+
 def judge_grid(body: Any) -> dict:
     check_keys(body, {"grid", "decks", "joker_points"}, what="request")
     grid = parse_grid(get_field(body, "grid", list))
-    decks = get_int(body, "decks", 1, 20, required=False)
-    if decks is not None:
-        check_copies(grid, _copies(decks), rule="N9-1")  # no more copies than the decks hold
-    return score_grid(grid, get_choice(body, "joker_points", (-3, -2, -5), required=False, default=JOKER_POINTS))
+    decks = get_int(body, "decks", 1, 20, required=False, default=VERDICT_DECKS, rule="N9-1")
+    check_copies(grid, _copies(decks), rule="N9-1")  # no more copies than the decks hold
+    joker = get_choice(body, "joker_points", (-3, -2, -5), required=False, default=JOKER_POINTS, rule="N9-9")
+    return score_grid(grid, joker)
 
 
 _CODES = {"type": "array", "minItems": 9, "maxItems": 9, "items": {"type": "string"}}
@@ -609,9 +608,11 @@ JUDGES = {
                  "properties": {"grid": {"description": "9 card codes row by row, or 3 rows of 3.",
                                          "oneOf": [_CODES, _ROWS]},
                                 "decks": {"type": "integer", "minimum": 1, "maximum": 20,
+                                          "default": VERDICT_DECKS,
                                           "description": "Decks in play: the grid may hold no more copies "
-                                                         "of a card than they do (N9-1). Omitted: not "
-                                                         "checked."},
+                                                         "of a card than they do (N9-1). Omitted: "
+                                                         f"{VERDICT_DECKS}, the decks N9-1 gives the most "
+                                                         f"players a game seats ({PLAYERS[1]})."},
                                 "joker_points": {"type": "integer", "enum": [-3, -2, -5], "default": -3,
                                                  "description": "A Joker's points (N9-9)."}}},
         response={"type": "object", "required": ["points", "sets", "card_points", "breakdown"],

@@ -5,8 +5,8 @@ from dataclasses import dataclass, field
 
 from referee.cards import parse_standard, rank_of
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_choice,
-    get_field, get_int, in_deck, in_progress, resolve_options,
+    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_field, get_int,
+    in_deck, in_progress, player_option, resolve_options,
 )
 from referee.rules.fields import Card, Player, Shaped
 
@@ -15,13 +15,13 @@ TITLE = "Ninety-nine"
 PLAYERS = (2, 16)
 HAND = 3  # N99-2: three cards each
 OPTIONS = {
-    "tokens": {"default": 9, "schema": {"type": "integer", "minimum": 1, "maximum": 99},
+    "tokens": {"default": 9, "schema": {"type": "integer", "minimum": 1, "maximum": 99}, "rule": "N99-1",
                "description": "Tokens each player starts with (N99-1)."},
-    "decks": {"default": None, "schema": {"type": "integer", "enum": [1, 2]},
+    "decks": {"default": None, "schema": {"type": "integer", "enum": [1, 2]}, "rule": "N99-1",
               "description": "1 or 2 standard decks; default 2 with more than five players, else 1 (N99-1)."},
-    "first_player": {"default": None, "schema": {"type": "string"},
+    "first_player": {"default": None, "schema": {"type": "string"}, "rule": "N99-2",
                      "description": "Who plays first in round 1; default the first player listed (N99-2)."},
-    "hand_size": {"default": HAND, "schema": {"type": "integer", "minimum": 1, "maximum": 5},
+    "hand_size": {"default": HAND, "schema": {"type": "integer", "minimum": 1, "maximum": 5}, "rule": "N99-9",
                   "description": "House rule: the cards dealt to each player, 1 to 5 (N99-9; the sheet "
                                  "deals 3, N99-2)."},
 }
@@ -142,24 +142,24 @@ def play_effect(total: int, card: str, value: int | None, players: int) -> Effec
 
 def _decks(options: dict, players: int) -> int:
     decks = options["decks"]
-    if decks is None:
-        return 2 if players > 5 else 1
-    return get_choice(options, "decks", (1, 2))
+    return (2 if players > 5 else 1) if decks is None else decks   # N99-1 (checked by resolve_options)
 
 
 def new_game(players: list[str], options: dict | None = None) -> dict:
     players = check_players(players, *PLAYERS, rule="N99-1")
-    options = resolve_options(OPTIONS, options)
-    tokens = get_int(options, "tokens", 1, 99)
+    options = resolve_options(OPTIONS, options)   # each value checked, citing its ruling (G-3)
+    tokens = options["tokens"]
     options["decks"] = _decks(options, len(players))
-    hand = get_int(options, "hand_size", 1, 5)
+    hand = options["hand_size"]
     if hand * len(players) >= 52 * options["decks"]:
-        raise InvalidInput("Too many players for the deck: use two decks.")
-    first = options["first_player"]
+        # N99-1: one deck, or two when there are many players; the deal must leave a draw pile
+        raise InvalidInput(f"Too many players for the deck: {len(players)} hands of {hand} cards need "
+                           + ("two decks (N99-1)." if options["decks"] == 1 else "fewer cards each (N99-1, N99-9)."),
+                           rule="N99-1", legal={"decks": [2]} if options["decks"] == 1 else None)
+    first = player_option(options, "first_player", players, rule="N99-2")
     if first is None:
-        options["first_player"] = first = players[0]
-    elif first not in players:
-        raise InvalidInput("Option 'first_player' must name a player.")
+        first = players[0]
+    options["first_player"] = first
     state = {
         "players": players,
         "options": options,
@@ -470,7 +470,7 @@ def judge_play(body: dict) -> dict:
     total = get_int(body, "total", lo=-10_000, hi=10_000)
     card = _card(get_field(body, "card", str))
     value = body.get("value")  # checked with the card (N99-3)
-    players = get_int(body, "players", lo=2, hi=PLAYERS[1], required=False, default=3)
+    players = get_int(body, "players", lo=2, hi=PLAYERS[1], required=False, default=3, rule="N99-1")
     effect = play_effect(total, card, value, players)
     return {
         "total": effect.total,

@@ -20,7 +20,7 @@ from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_field, in_deck,
+    IllegalMove, Judge, Move, bind, check_keys, check_players, finished, get_field, in_deck,
     in_progress, player_option, resolve_options,
 )
 from referee.rules.fields import Card, Choice, Int, Player
@@ -44,12 +44,12 @@ _parse = in_deck(parse_xix, "X19-1")  # G-3: a card outside the deck cites the d
 
 OPTIONS = {
     "first_leader": {
-        "default": None, "schema": {"type": "string"},
+        "default": None, "schema": {"type": "string"}, "rule": "X19-1",
         "description": "Who leads the first trick (X19-1, the table's choice); "
                        "default: the first player listed (G-2).",
     },
     "rules": {
-        "default": "1.0", "schema": {"type": "string", "enum": list(VERSIONS)},
+        "default": "1.0", "schema": {"type": "string", "enum": list(VERSIONS)}, "rule": "X19-8",
         "description": "House rule: '2.0' plays the designer's version 2.0 (one hand, no raise or abandon, "
                        "stakes 3/5/8, first to 19 or more wins) (X19-8).",
     },
@@ -124,12 +124,10 @@ JUDGES = {
 
 def new_game(players: Any, options: Any = None) -> dict:
     names = check_players(players, *PLAYERS, rule="X19-1")
-    opts = resolve_options(OPTIONS, options)
+    opts = resolve_options(OPTIONS, options)   # each value checked, citing its ruling (G-3): 'rules' X19-8
     # X19-1 / G-2: the table's choice, else the first player listed
-    leader = player_option(opts, "first_leader", names) or names[0]
+    leader = player_option(opts, "first_leader", names, rule="X19-1") or names[0]
     opts["first_leader"] = leader
-    if opts["rules"] not in VERSIONS:
-        raise InvalidInput("Option 'rules' must be '1.0' or '2.0' (X19-8).", rule="X19-8")
     return {
         "players": names,
         "options": opts,

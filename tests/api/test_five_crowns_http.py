@@ -188,3 +188,35 @@ def test_verdicts_over_http(api):
     assert api.judge(GAME, "meld", {"round": 1, "cards": ["7X"]}, expect=422)["status"] == 422
     assert api.judge(GAME, "hand", {"cards": ["7H"]}, expect=422)["status"] == 422
     assert api.judge(GAME, "hand", {"round": 1, "cards": ["7H"] * 3}, expect=422)["rule"] == "FC-1"
+
+
+def test_final_turns_as_the_cards_alone_over_http(api):
+    """FC-4, FC-6: after someone goes out, every final turn entered as the cards held after the draw
+    alone; the service finds each discard (the one leaving the lowest score) and the melds."""
+    game = api.create(GAME, PLAYERS)
+    api.move(game, {"type": "deal", "discard": "KH"})
+    api.move(game, draw("Ann"))
+    api.move(game, {"type": "go_out", "player": "Ann", "cards": ["5H", "5S", "3D", "KC"]})
+    api.move(game, draw("Bob", "discard"))                          # Bob takes Ann's KC
+    version = api.state(game)["version"]
+    api.refused(game, {"type": "final_turn", "player": "Bob", "cards": ["4S", "5D", "6S", "KD"]}, "FC-1")
+    api.refused(game, {"type": "final_turn", "player": "Bob", "cards": ["4S", "6S", "KC"]}, "FC-4")
+    api.refused(game, {"type": "final_turn", "player": "Cat", "cards": ["4S", "6S", "9S", "KC"]}, "G-1")
+    missing = api.move(game, {"type": "final_turn", "player": "Bob", "melds": [["KC", "KS", "3C"]],
+                              "leftover": []}, expect=422)
+    assert "discard" in missing["detail"]
+    assert api.state(game)["version"] == version
+    body = api.move(game, {"type": "final_turn", "player": "Bob", "cards": ["KC", "KS", "3C", "9C"]})
+    assert body["laid_down"]["Bob"]["discard"] == "9C" and body["laid_down"]["Bob"]["leftover"] == []
+    assert body["discard_top"] == "9C"
+    assert {"rule": "FC-6", "text": "Bob's best lay-down: discarding 9C leaves 0 points."} in body["events"]
+    api.move(game, draw("Cat"))
+    body = api.move(game, {"type": "final_turn", "player": "Cat", "cards": ["JK", "QD", "KS", "4C"]})
+    assert body["laid_down"]["Cat"]["discard"] == "JK"              # a Joker left over costs 50 (FC-5)
+    api.move(game, draw("Dan"))
+    body = api.move(game, {"type": "final_turn", "player": "Dan", "cards": ["7C", "8C", "9C", "10D"]})
+    record = body["rounds"][0]
+    assert record["scores"] == {"Ann": 0, "Bob": 0, "Cat": 4 + 12 + 13, "Dan": 0}
+    assert record["hands"]["Dan"] == {"melds": [["7C", "8C", "9C"]], "leftover": []}
+    log = api.log(game)["moves"]
+    assert log[-1]["move"] == {"type": "final_turn", "player": "Dan", "cards": ["7C", "8C", "9C", "10D"]}

@@ -32,6 +32,37 @@ TOO_MANY_COPIES = {  # the same, with more copies than the decks hold
 }
 
 
+# The house-rule values the audit found refused without a ruling, with the ruling each must cite.
+HOUSE_RULE_VALUES = [
+    ("ninety-nine", {"hand_size": 7}, "N99-9"),
+    ("nines", {"joker_points": 4}, "N9-9"),
+    ("five-crowns", {"decks": 3}, "FC-8"),
+    ("xix", {"rules": "3.0"}, "X19-8"),
+    ("sixty-nine", {"single_winner": "yes"}, "S69-13"),
+]
+
+
+OUT_OF_RANGE = [  # verdict values the rules do not allow, with the ruling each must cite (G-3)
+    ("ninety-nine", "play", {"total": 10, "card": "5H", "players": 1}, "N99-1"),
+    ("ninety-nine", "play", {"total": 10, "card": "5H", "players": 17}, "N99-1"),
+    ("nines", "grid", {"grid": ["5H"] * 3 + ["2C", "3C", "4C", "6C", "7C", "KS"], "decks": 0}, "N9-1"),
+    ("nines", "grid", {"grid": ["5H"] * 3 + ["2C", "3C", "4C", "6C", "7C", "KS"], "joker_points": 4}, "N9-9"),
+    ("five-crowns", "hand", {"round": 12, "cards": ["3H", "4H", "5H"]}, "FC-2"),
+    ("five-crowns", "hand", {"wild": "A", "cards": ["3H", "4H", "5H"]}, "FC-2"),
+    ("five-crowns", "meld", {"round": 1, "cards": ["3H", "4H", "5H"], "decks": 3}, "FC-8"),
+    ("sixty-nine", "score", {"captured": [], "hand": 70}, "S69-1"),
+]
+
+
+def invalid_option_values(info):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
+    return importlib.import_module("engine_checks").invalid_option_values(info)
+
+
+def table(name):
+    return ["Ann", "Bob"] if name == "xix" else ["Ann", "Bob", "Cid"]
+
+
 def samples(engine):
     """A well-formed move of every type, from the game's random player (``tests/rules/players``)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
@@ -87,3 +118,52 @@ def test_a_69_play_of_no_cards_cites_the_ruling(api):
     api.move(game, {"type": "deal", "dealer": "Cid", "flip": "5A"})
     body = api.move(game, {"type": "play", "player": "Ann", "set": 1, "cards": []}, expect=422)
     assert body["rule"] == "S69-3"
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+def test_an_invalid_option_value_cites_the_options_ruling(api, app, name):
+    # G-3 over every engine: each option's value outside its declared schema (range, enum, type,
+    # null, a name that is no player's) is refused naming the option's ruling, and creates nothing
+    engine = ENGINES[name]
+    tried = 0
+    for option, info in engine.OPTIONS.items():
+        for value in invalid_option_values(info):
+            body = api.create(name, table(name), {option: value}, expect=422)
+            assert body["rule"] == info["rule"] and body["rule"] in engine.RULINGS, (option, value, body)
+            assert body["status"] == 422 and body["detail"]
+            tried += 1
+    assert tried
+    with app.app_context():
+        from referee.models import Game
+        assert Game.query.count() == 0
+
+
+@pytest.mark.parametrize("name, options, rule", HOUSE_RULE_VALUES, ids=[n for n, _, _ in HOUSE_RULE_VALUES])
+def test_the_audits_house_rule_values_cite_their_ruling(api, name, options, rule):
+    body = api.create(name, table(name), options, expect=422)
+    assert body["rule"] == rule, body
+
+
+def test_deck_and_player_counts_cite_the_deck_rulings(api):
+    # N99-1: one deck, or two; eleven hands of five cannot come from one
+    body = api.create("ninety-nine", [f"P{i}" for i in range(11)], {"decks": 1, "hand_size": 5}, expect=422)
+    assert body["rule"] == "N99-1" and "Too many players" in body["detail"]
+    api.create("ninety-nine", [f"P{i}" for i in range(11)], {"decks": 2, "hand_size": 5})
+    # N9-1: 3 decks for 4-6 players; the table may choose more, never fewer
+    body = api.create("nines", ["Ann", "Bob", "Cid", "Dee"], {"decks": 2}, expect=422)
+    assert body["rule"] == "N9-1"
+    api.create("nines", ["Ann", "Bob", "Cid", "Dee"], {"decks": 3})
+
+
+def test_a_nines_verdict_without_decks_refuses_nine_copies_citing_n9_1(client):
+    response = client.post("/api/v1/judge/nines/grid", json={"grid": ["5H"] * 9})
+    assert response.status_code == 422 and response.json["rule"] == "N9-1", response.json
+    response = client.post("/api/v1/judge/nines/grid", json={"grid": ["5H"] * 9, "decks": 9})
+    assert response.status_code == 200 and response.json["points"] == 0
+
+
+@pytest.mark.parametrize("name, verdict, body, rule", OUT_OF_RANGE,
+                         ids=[f"{n}/{v}/{r}" for n, v, _, r in OUT_OF_RANGE])
+def test_a_verdict_value_the_rules_do_not_allow_cites_the_ruling(client, name, verdict, body, rule):
+    response = client.post(f"/api/v1/judge/{name}/{verdict}", json=body)
+    assert response.status_code == 422 and response.json["rule"] == rule, response.json

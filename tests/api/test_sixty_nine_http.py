@@ -206,9 +206,32 @@ def test_completing_play_with_a_scramble_claims_with_count_one_over_http(api):
     body = api.move(game, {"type": "play", "player": ANN, "set": 1, "cards": ["SCRAMBLE", "5B"]})
     # S69-9: the rearrangement comes first, and only Ann may make it or decline it
     assert body["phase"] == "scramble" and body["to_play"] == ANN and list(body["allowed"]) == ["scramble"]
-    api.refused(game, {"type": "chance", "player": BOB, "cards": ["5C"]}, "S69-4")
+    api.refused(game, {"type": "chance", "player": BOB, "cards": ["5C"]}, "S69-9")
     body = api.move(game, {"type": "scramble", "player": ANN})
     assert body["phase"] == "chances" and body["to_play"] == BOB
     assert (body["table"][0]["claimant"], body["table"][0]["count"]) == (ANN, 1)
     body = api.move(game, {"type": "chance", "player": BOB, "cards": ["5C"]})
     assert body["table"][0]["claimant"] == BOB and body["to_play"] == CAT
+
+
+def test_a_pulled_scramble_is_the_pullers_and_every_other_move_cites_s69_9_over_http(api):
+    # S69-8 with S69-9: with the deck empty p3's flip is pulled from p2's hand; it is a Scramble, so
+    # p3 acts next and no one else: every other move is a 422 citing S69-9 and changes nothing
+    players = ["p1", "p2", "p3", "p4", "p5", "p6"]
+    game = api.create(GAME, players)
+    api.move(game, {"type": "deal", "dealer": "p6", "flip": "0A"})
+    for i, card in enumerate(["1A", "2B", "3C", "4D", "5E", "6F", "7A", "8B"]):
+        api.move(game, {"type": "pass", "player": players[i % 6], "flip": card})
+    body = api.move(game, {"type": "pass", "player": "p3", "flip": "SCRAMBLE"})
+    assert body["pulls"] == [{"by": "p3", "from": "p2", "card": "SCRAMBLE"}]
+    assert (body["phase"], body["to_play"], body["pending_scramble"]) == ("scramble", "p3", "p3")
+    assert list(body["allowed"]) == ["scramble"] and body["allowed"]["scramble"]["players"] == ["p3"]
+    for move in ({"type": "pass", "player": "p4", "flip": "9C"},
+                 {"type": "play", "player": "p4", "set": 1, "cards": ["1B"]},
+                 {"type": "chance", "player": "p4", "cards": []},
+                 {"type": "flip", "player": "p3", "card": "9C"},
+                 {"type": "deal", "dealer": "p6", "flip": "9C"},
+                 {"type": "scramble", "player": "p4"}):
+        api.refused(game, move, "S69-9")
+    body = api.move(game, {"type": "scramble", "player": "p3"})         # declined: the table stays
+    assert body["phase"] == "turn" and body["to_play"] == "p4" and body["pending_scramble"] is None

@@ -1,6 +1,7 @@
 """XIX over HTTP: whole games to a winner, illegal moves (422, rule id, version unchanged), the judge."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -251,3 +252,68 @@ def test_the_strike_row_is_drawn_as_each_player_sees_it(api, client):
     assert letters == [list("ABCDE"), list("EDCBA")]
     faces = [re.findall(r'<span class="cardface">([^<]+)</span>', row) for _, row in rows]
     assert faces[0][4] == "17" and faces[1][0] == "17"             # E: Ann's right, Bob's left
+
+
+def _public(client, game, path):
+    """A public GET of the game, with what names this very game (its id, the times) taken out."""
+    response = client.get(f"/api/v1/games/{game['id']}{path}")
+    assert response.status_code == 200, response.get_json()
+    text = response.get_data(as_text=True).replace(game["id"], "<id>")
+    body = json.loads(text)
+    for entry in body.get("moves", []):
+        entry.pop("created_at", None)
+    return body
+
+
+def _cards_shown(view: dict) -> list[int]:
+    """Every card a public XIX table names where a card can lie."""
+    shown = [c for hand in view["open_hands"].values() for c in hand] + list(view["exchange_cards"])
+    shown += [slot["card"] for slot in view["strike_row"] if slot["card"] is not None]
+    shown += [play["card"] for play in view["trick"]]
+    shown += [t[side]["card"] for t in view["tricks"] for side in ("lead", "follow")]
+    return shown
+
+
+def test_g5_past_tables_and_the_log_never_show_a_face_down_trade(api, client):
+    """G-5: "a card recorded face down for card accounting (an XIX trade ...) is never shown by the
+    service, in a state, a log, a past table": two games that differ only in the closed card Bob
+    trades face down (11 or 10) show the same table at every version (``?at=N``) and the same log;
+    neither names the card where it lies."""
+    games = {}
+    for hidden, kept in ((11, 10), (10, 11)):
+        game = api.create("xix", PLAYERS)
+        _to_the_trade(api, game)
+        body = api.move(game, {"type": "trade", "player": BOB, "card": hidden, "from": "closed", "slot": 2})
+        traded_at = body["version"]
+        assert body["strike_row"][2] == {"face": "down", "card": None} and hidden in body["unseen"]
+        # exchange 2 goes on: Ann leads, Bob follows with a closed card, Ann raises, Bob leads again
+        api.move(game, play(ANN, 12))
+        api.move(game, play(BOB, 13))
+        api.move(game, {"type": "decide", "player": ANN, "choice": "raise"})
+        body = api.move(game, play(BOB, 14))
+        assert body["phase"] == "trick" and body["to_play"] == ANN
+        games[hidden] = (game, traded_at, body["version"])
+    (eleven, traded_at, last), (ten, _, _) = games[11], games[10]
+    for version in range(last + 1):
+        past = _public(client, eleven, f"?at={version}")
+        assert past == _public(client, ten, f"?at={version}"), version      # nothing depends on the card
+        assert past["version"] == version
+        if version >= traded_at:
+            assert past["strike_row"][2] == {"face": "down", "card": None}, version
+            assert 11 in past["unseen"] and 11 not in _cards_shown(past), version
+    now = _public(client, eleven, "")
+    assert now == _public(client, ten, "") and 11 in now["unseen"] and 11 not in _cards_shown(now)
+    log = _public(client, eleven, "/moves")
+    assert log == _public(client, ten, "/moves")
+    trade = next(e["move"] for e in log["moves"] if e["move"]["type"] == "trade" and e["move"]["from"] == "closed")
+    assert trade == {"type": "trade", "player": BOB, "from": "closed", "slot": 2, "hidden": ["card"]}
+    assert "11" not in json.dumps(trade)
+    # a face-down card named as taken from the row stays unseen too (the strike card is private)
+    game = api.create("xix", PLAYERS)
+    _to_the_trade(api, game)
+    api.move(game, {"type": "trade", "player": BOB, "card": 11, "from": "closed", "slot": 2, "strike_card": 9})
+    logged = api.log(game)["moves"][-1]["move"]
+    assert logged == {"type": "trade", "player": BOB, "from": "closed", "slot": 2, "hidden": ["card", "strike_card"]}
+    for version in range(api.state(game)["version"] + 1):
+        past = _public(client, game, f"?at={version}")
+        assert 9 not in _cards_shown(past) and 11 not in _cards_shown(past), version

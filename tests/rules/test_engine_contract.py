@@ -18,6 +18,7 @@ from referee.errors import IllegalMove, RuleError
 from referee.rules import ENGINES
 from referee.rules.base import Move, public_state
 from referee.rules.fields import Field
+from engine_checks import invalid_option_values
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "contract"))
 import high_card  # noqa: E402  (the sixth game: written against the contract alone)
@@ -88,6 +89,30 @@ def test_the_declarations_are_complete(engine):
     for phase, kinds in engine.PHASES.items():
         assert set(kinds) <= set(engine.MOVES), phase
     assert set().union(*engine.PHASES.values()) == set(engine.MOVES), "a move that no phase accepts"
+
+
+@pytest.mark.parametrize("engine", list(ENGINES.values()), ids=list(ENGINES))
+def test_every_option_declares_the_ruling_its_refusals_cite(engine):
+    # G-3: a refused option value names the ruling that states the option
+    for name, info in engine.OPTIONS.items():
+        assert info.get("rule") in engine.RULINGS, f"{engine.NAME} option {name} cites no ruling it lists"
+
+
+@pytest.mark.parametrize("engine", list(ENGINES.values()), ids=list(ENGINES))
+def test_an_invalid_option_value_is_refused_citing_the_options_ruling(engine):
+    players = list(TABLES[engine.NAME])
+    tried = 0
+    for name, info in engine.OPTIONS.items():
+        for value in invalid_option_values(info):
+            options = {name: value}
+            before = copy.deepcopy(options)
+            with pytest.raises(RuleError) as info_:
+                engine.new_game(list(players), options)
+            assert info_.value.rule == info["rule"], (engine.NAME, name, value, info_.value.detail)
+            assert info["rule"] in info_.value.detail, (name, value)
+            assert options == before
+            tried += 1
+    assert tried
 
 
 def _cited(state: dict, error: RuleError | None = None) -> set[str]:

@@ -126,9 +126,15 @@ def test_fc8_six_decks_seat_up_to_21_players():
     with pytest.raises(InvalidInput) as caught:
         fc.new_game(fifteen, {"decks": 4})
     assert caught.value.rule == "FC-1"
-    with pytest.raises(InvalidInput) as caught:
-        fc.new_game(["Ann", "Bob"], {"decks": 3})
-    assert caught.value.rule == "FC-8"
+    for bad in (3, 5, 8, "2", True, 2.0):
+        with pytest.raises(InvalidInput) as caught:
+            fc.new_game(["Ann", "Bob"], {"decks": bad})
+        assert caught.value.rule == "FC-8", bad                 # G-3: the house rule's own ruling
+    for option, bad, rule in (("round_order", "sideways", "FC-8"), ("tie_break", "coin", "FC-5"),
+                              ("tie_break", None, "FC-5"), ("dealer", "Zed", "G-2")):
+        with pytest.raises(InvalidInput) as caught:
+            fc.new_game(["Ann", "Bob"], {option: bad})
+        assert caught.value.rule == rule, (option, bad)
     state = fc.new_game(["Ann", "Bob"], {"decks": 6})
     state = play(state, deal("KH"))
     assert state["stock"] == 6 * 58 - 2 * 3 - 1
@@ -666,3 +672,112 @@ def test_fc4_a_hand_that_cannot_go_out_is_refused_with_what_it_lacks(dealt):
     assert set(error.legal["leftover"]) == {"6H", "7H", "9D"}
     illegal(state, {"type": "go_out", "player": "Ann", "cards": ["6H", "7H", "8H"]}, "FC-4")   # one short
     invalid(state, {"type": "go_out", "player": "Ann", "cards": ["6H", "7H", "8H"], "melds": [["6H"]]})
+
+
+# ---------------------------------------------------------------- final turns as the cards alone (FC-4, FC-6)
+
+def final_cards(player, cards):
+    """A final turn given as the cards held after the draw, the discard among them."""
+    return {"type": "final_turn", "player": player, "cards": cards}
+
+
+@pytest.fixture
+def final_turns(dealt):
+    """Round 1 (3 cards, 3s wild): Ann went out discarding KH; Bob has drawn for his final turn."""
+    return play(dealt, draw("Ann"), go_out("Ann", [["9S", "9D", "JK"]], "KH"), draw("Bob"))
+
+
+def test_fc6_final_turn_as_the_cards_alone_finds_the_discard_and_the_melds(final_turns):
+    # FC-4: "lay down any books and/or runs you can before discarding"; FC-6: "when the table enters
+    # only the cards, the best lay-down is used": here discarding KD leaves the run 4S 5S 6S, 0 points
+    state = fc.apply(final_turns, final_cards("Bob", ["4S", "5S", "6S", "KD"]))
+    view = public_state(fc, state)
+    assert view["laid_down"]["Bob"] == {"melds": [["4S", "5S", "6S"]], "leftover": [], "discard": "KD",
+                                        "solved": True}
+    assert view["discard_top"] == "KD" and view["hand_sizes"]["Bob"] == 0 and view["to_play"] == "Cat"
+    assert {"rule": "FC-6", "text": "Bob's best lay-down: discarding KD leaves 0 points."} in view["events"]
+    same = fc.apply(final_turns, final("Bob", "KD", melds=[["4S", "5S", "6S"]]))
+    assert same["laid"]["Bob"]["melds"] == state["laid"]["Bob"]["melds"]
+    assert same["discard_pile"] == state["discard_pile"] and same["hand_sizes"] == state["hand_sizes"]
+
+
+def test_fc5_final_turn_cards_alone_discard_leaves_the_lowest_score(final_turns):
+    # FC-5: "Jokers are 50 and the current wild cards are 20": with no meld possible, keeping the
+    # Joker would cost 50, so the Joker is the discard: 12 + 13 + 4 left
+    state = fc.apply(final_turns, final_cards("Bob", ["JK", "QD", "KC", "4C"]))
+    assert state["laid"]["Bob"] == {"melds": [], "leftover": ["4C", "QD", "KC"], "discard": "JK",
+                                    "solved": True}
+    # a wild 3 makes a book with the Queens (FC-3): the King goes, nothing is left
+    state = fc.apply(final_turns, final_cards("Bob", ["3H", "QD", "QS", "KC"]))
+    assert state["laid"]["Bob"]["discard"] == "KC" and state["laid"]["Bob"]["leftover"] == []
+    assert sorted(state["laid"]["Bob"]["melds"][0]) == ["3H", "QD", "QS"]
+    # the round's score is the leftover's (FC-5), with the best lay-down named (FC-6)
+    state = play(final_turns, final_cards("Bob", ["JK", "QD", "KC", "4C"]),
+                 draw("Cat"), final_cards("Cat", ["4S", "5S", "6S", "KD"]),
+                 draw("Dan"), final("Dan", "QS", cards=["7C", "7C", "10D"]))
+    record = public_state(fc, state)["rounds"][0]
+    assert record["scores"] == {"Ann": 0, "Bob": 4 + 12 + 13, "Cat": 0, "Dan": 24}
+    assert record["breakdown"]["Bob"][0]["rule"] == "FC-6"
+    assert [line["points"] for line in record["breakdown"]["Bob"][1:]] == [4, 12, 13]
+
+
+@pytest.mark.parametrize("hand", [
+    ["8D", "QD", "QS", "JK", "9C", "10C", "KH", "3S", "5S"],      # the sheet's book 8 Q Q, a run, a Joker
+    ["9D", "7C", "JD", "6D", "7S", "9H", "QH", "QS", "KC"],
+    ["KH", "KS", "QD", "JC", "10S", "9S", "4H", "5D", "6C"],
+    ["JK", "JK", "8H", "3C", "4D", "5H", "6S", "7C", "KD"],
+])
+def test_fc6_the_found_discard_is_the_best_of_every_discard(hand):
+    # Round 6 (8 cards, 8s wild; the sheet: "if 8s are wild, a book could be 8 Q Q"), with a
+    # hand of the dealt number plus the card drawn: the service's score is the least over every
+    # discard the hand allows, each scored by the FC-6 verdict
+    state = fc.new_game(P4)
+    for _ in range(5):
+        state = fc.apply(state, points_round("Ann", {}))
+    assert state["cards_dealt"] == 8 and state["wild"] == "8"
+    state = play(state, deal("3C"), draw("Bob"), go_out("Bob", [["4S", "5S", "6S", "7S", "8C", "9S", "10S", "JS"]],
+                                                        "QC"), draw("Cat"))
+    done = fc.apply(state, final_cards("Cat", hand))
+    laid = done["laid"]["Cat"]
+    best = min(fc.JUDGES["hand"].fn({"wild": "8", "cards": [c for i, c in enumerate(hand) if i != k]})["min_points"]
+               for k in range(len(hand)))
+    assert sum(fc.card_points(c, "8") for c in laid["leftover"]) == best
+    kept = list(hand)
+    kept.remove(laid["discard"])
+    assert sorted(kept) == sorted([c for m in laid["melds"] for c in m] + laid["leftover"])
+    assert all(fc.meld_kind(m, "8")[0] for m in laid["melds"])
+
+
+def test_fc4_final_turn_cards_alone_refusals_change_nothing(final_turns):
+    # FC-4: the hand after the draw holds the dealt number plus one (3 + 1 in round 1)
+    illegal(final_turns, final_cards("Bob", ["4S", "5S", "6S"]), "FC-4")
+    illegal(final_turns, final_cards("Bob", ["4S", "5S", "6S", "7S", "KD"]), "FC-4")
+    illegal(final_turns, final_cards("Cat", ["4S", "5S", "6S", "KD"]), "G-1")
+    # FC-1: two decks hold two 9S: Ann laid one down, a third cannot be in Bob's hand
+    illegal(final_turns, final_cards("Bob", ["9S", "9S", "6S", "KD"]), "FC-1")
+    # melds without a discard: the service finds the discard only from the cards alone
+    error = invalid(final_turns, {"type": "final_turn", "player": "Bob", "melds": [["4S", "5S", "6S"]],
+                                  "leftover": []})
+    assert "discard" in error.detail
+    invalid(final_turns, {"type": "final_turn", "player": "Bob"})
+    # the declared form is checked as before: a discard with the cards alone means the dealt number
+    illegal(final_turns, final("Bob", "KD", cards=["4S", "5S", "6S", "7S"]), "FC-4")
+
+
+def test_fc1_final_turn_cards_alone_must_show_the_card_taken_from_the_discard(dealt):
+    # FC-1: a card taken from the discard pile is known: the hand shown must hold it
+    state = play(dealt, draw("Ann"), go_out("Ann", [["9S", "9D", "JK"]], "KH"), draw("Bob", "discard"))
+    illegal(state, final_cards("Bob", ["4S", "5S", "6S", "KD"]), "FC-1")
+    done = fc.apply(state, final_cards("Bob", ["4S", "5S", "6S", "KH"]))
+    assert done["laid"]["Bob"]["discard"] == "KH" and done["known"]["Bob"] == []
+    kept = fc.apply(state, final_cards("Bob", ["KH", "KS", "3C", "9C"]))       # K K + wild 3: 9C goes
+    assert kept["laid"]["Bob"]["discard"] == "9C" and kept["laid"]["Bob"]["leftover"] == []
+
+
+def test_fc6_equal_scores_discard_a_natural_card_before_a_wild_then_the_highest():
+    # every discard of 3H 5S 6S 7S leaves a run (3s wild): the service keeps the wild and lets the
+    # 7 go; the same hand always gives the same discard
+    assert fc.best_discard(["3H", "5S", "6S", "7S"], "3")[0] == "7S"
+    assert fc.best_discard(["7S", "6S", "5S", "3H"], "3")[0] == "7S"
+    discard, kept = fc.best_discard(["JK", "QD", "KC", "4C"], "3")
+    assert discard == "JK" and kept.points == 4 + 12 + 13

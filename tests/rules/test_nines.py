@@ -88,8 +88,16 @@ def test_default_decks_follow_n9_1(count, decks):
 
 def test_table_may_choose_more_decks_but_not_fewer():
     assert view(nines.new_game(P3, {"decks": 3}))["decks"] == 3
-    with pytest.raises(InvalidInput):
-        nines.new_game(["a", "b", "c", "d"], {"decks": 2})
+    # G-3: fewer decks than N9-1 requires cite N9-1 ("3 for 4-6", "one more for every three further")
+    for players, decks, least in ((4, 2, 3), (7, 3, 4), (13, 5, 6)):
+        with pytest.raises(InvalidInput) as caught:
+            nines.new_game([f"p{i}" for i in range(players)], {"decks": decks})
+        assert caught.value.rule == "N9-1" and caught.value.legal["decks"][0] == least
+        assert view(nines.new_game([f"p{i}" for i in range(players)], {"decks": least}))["decks"] == least
+    for bad in (True, "2", 0, 1, 21):
+        with pytest.raises(InvalidInput) as caught:
+            nines.new_game(P3, {"decks": bad})
+        assert caught.value.rule == "N9-1", bad
 
 
 @pytest.mark.parametrize("options", [
@@ -506,8 +514,8 @@ def test_hand_ends_after_done_even_without_the_target():
 
 # ---------------------------------------------------------------- sets and points (N9-5, N9-6)
 
-def score(grid):
-    return nines.JUDGES["grid"].fn({"grid": grid})
+def score(grid, **body):
+    return nines.JUDGES["grid"].fn({"grid": grid, **body})
 
 
 def test_row_set():
@@ -529,7 +537,7 @@ def test_card_in_a_row_set_and_a_column_set_at_once():
 
 
 def test_all_nine_of_a_rank_make_six_sets():
-    result = score(["5H"] * 9)
+    result = score(["5H"] * 9, decks=9)          # nine copies need nine decks (N9-1: the table may choose more)
     assert len(result["sets"]) == 6 and result["points"] == 0
 
 
@@ -601,7 +609,31 @@ def test_judge_refuses_more_copies_than_the_decks_hold():
     with pytest.raises(IllegalMove):
         nines.JUDGES["grid"].fn({"grid": jokers, "decks": 2})  # 2 decks hold 4 Jokers
     assert nines.JUDGES["grid"].fn({"grid": jokers, "decks": 3})["points"] == -15 + 14
-    assert nines.JUDGES["grid"].fn({"grid": jokers})["points"] == -1  # no decks given: not counted
+    # no decks given: the decks N9-1 gives the most players the service seats (18 players, 7 decks)
+    assert nines.VERDICT_DECKS == nines.default_decks(18) == 7
+    assert nines.JUDGES["grid"].fn({"grid": jokers})["points"] == -1  # 5 of 14 Jokers
+
+
+@pytest.mark.parametrize("grid, copies", [(["5H"] * 9, 9), (["5H"] * 8 + ["KS"], 8),
+                                          (["7D"] * 8 + ["JK"], 8)])
+def test_g3_verdict_without_decks_refuses_more_copies_than_any_default_deck_count(grid, copies):
+    # N9-1 with G-3: "more copies than the decks hold" is refused citing the ruling, decks or not
+    before = list(grid)
+    with pytest.raises(IllegalMove) as caught:
+        nines.JUDGES["grid"].fn({"grid": grid})
+    assert caught.value.rule == "N9-1" and f"{copies} have been seen" in caught.value.detail
+    assert grid == before
+    assert nines.JUDGES["grid"].fn({"grid": grid, "decks": 9})["points"] is not None   # the table chose 9
+    seven = ["5H"] * 7 + ["2C", "3C"]                                           # 7 copies: 7 decks hold them
+    assert nines.JUDGES["grid"].fn({"grid": seven})["points"] == 5
+
+
+@pytest.mark.parametrize("body, rule", [({"decks": 0}, "N9-1"), ({"decks": 21}, "N9-1"),
+                                        ({"joker_points": -4}, "N9-9"), ({"joker_points": 3}, "N9-9")])
+def test_g3_verdict_out_of_range_decks_and_joker_points_cite_their_ruling(body, rule):
+    with pytest.raises(InvalidInput) as caught:
+        nines.JUDGES["grid"].fn({"grid": GRID_OK, **body})
+    assert caught.value.rule == rule
 
 
 def test_n9_9_joker_points_in_the_verdict_and_in_a_game():
@@ -613,8 +645,14 @@ def test_n9_9_joker_points_in_the_verdict_and_in_a_game():
     other = ["KH", "KD", "KC", "AC", "AD", "AH", "2D", "2H", "2S"]
     state = play(state, {"type": "hand_result", "grids": {"Ann": grid, "Bob": other, "Cy": other}})
     assert state["rounds"][0]["scores"]["Ann"] == 37 - 2
-    with pytest.raises(InvalidInput):
-        nines.new_game(P3, {"joker_points": -4})
+    for bad in (-4, 4, "-3", None):
+        with pytest.raises(InvalidInput) as caught:
+            nines.new_game(P3, {"joker_points": bad})
+        assert caught.value.rule == "N9-9", bad                 # G-3: the house rule's own ruling
+    for bad in (0, 101, "9"):
+        with pytest.raises(InvalidInput) as caught:
+            nines.new_game(P3, {"hands": bad})
+        assert caught.value.rule == "N9-9", bad
 
 
 def test_n9_9_a_fixed_number_of_hands_ends_the_game_whatever_the_totals():

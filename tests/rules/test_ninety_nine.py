@@ -240,9 +240,11 @@ def test_n99_9_the_table_chooses_the_hand_size_and_n99_7_counts_from_it(size):
 
 def test_n99_9_hand_size_default_and_limits():
     assert n99.new_game(ABC)["options"]["hand_size"] == 3
-    for bad in (0, 6, "3", True, None):
-        with pytest.raises(InvalidInput):
+    for bad in (0, 6, 7, "3", True, None):
+        with pytest.raises(InvalidInput) as caught:
             n99.new_game(ABC, {"hand_size": bad})
+        assert caught.value.rule == "N99-9", bad              # G-3: the option's own ruling
+    assert n99.new_game(ABC, {"hand_size": 5})["hand_sizes"] == {p: 5 for p in ABC}
 
 
 # ---------------------------------------------------------------- N99-7 missed draws
@@ -279,8 +281,29 @@ def test_decks_default_to_two_above_five_players():
     assert n99.new_game([f"P{i}" for i in range(6)])["options"]["decks"] == 2
     for bad in ({"decks": 3}, {"decks": 2.0}, {"decks": True}, {"decks": "2"},
                 {"tokens": 0}, {"tokens": 9.0}, {"tokens": 100}):
-        with pytest.raises(InvalidInput):
+        with pytest.raises(InvalidInput) as caught:
             n99.new_game(ABC, bad)
+        assert caught.value.rule == "N99-1", bad               # G-3: decks and tokens are N99-1's
+    with pytest.raises(InvalidInput) as caught:
+        n99.new_game(ABC, {"first_player": "Zed"})
+    assert caught.value.rule == "N99-2"
+
+
+def test_g3_too_many_players_for_the_deck_cites_n99_1():
+    # N99-1: "One standard 52-card deck, or two (table's choice; default two when there are more than
+    # five players)": eleven hands of five cannot come from one deck of 52
+    eleven = [f"P{i}" for i in range(11)]
+    with pytest.raises(InvalidInput) as caught:
+        n99.new_game(eleven, {"decks": 1, "hand_size": 5})
+    assert caught.value.rule == "N99-1" and caught.value.legal == {"decks": [2]}
+    assert "two decks" in caught.value.detail
+    state = n99.new_game(eleven, {"decks": 2, "hand_size": 5})         # two decks deal them
+    assert state["draw_pile"] == 104 - 55
+    sixteen = [f"P{i}" for i in range(16)]
+    assert n99.new_game(sixteen, {"decks": 1})["draw_pile"] == 52 - 48  # 16 hands of 3 still fit
+    with pytest.raises(InvalidInput) as caught:
+        n99.new_game(sixteen, {"decks": 1, "hand_size": 4})
+    assert caught.value.rule == "N99-1"
 
 
 def test_a_card_already_on_the_pile_cannot_be_played_again():

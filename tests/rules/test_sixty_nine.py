@@ -585,7 +585,7 @@ def test_s69_9_arrangement_must_hold_every_card_legally():
             rule="S69-9")
     refused(state, scramble(ANN, ["SCRAMBLE"], [["2A", "7C", "SCRAMBLE"], ["2B", "8D"]]), rule="S69-2")
     refused(state, scramble(ANN, ["SCRAMBLE", "4E", "4F"],
-                            [["2A", "2B", "SCRAMBLE"], ["7C", "8D"], ["4E", "4F"]]), rule="S69-3")
+                            [["2A", "2B", "SCRAMBLE"], ["7C", "8D"], ["4E", "4F"]]), rule="S69-9")
     refused(state, scramble(ANN, ["2C"], [["2A", "2B", "2C"], ["7C", "8D"]]), rule="S69-9")
     refused(state, scramble(ANN, ["SCRAMBLE", "2A"], [["2A", "2B", "SCRAMBLE"], ["7C", "8D"]]), rule="S69-1")
     refused(state, scramble(BOB, ["SCRAMBLE"], [["2A", "2B", "SCRAMBLE"], ["7C", "8D"]]), rule="S69-7")
@@ -619,6 +619,70 @@ def test_s69_9_flipped_scramble_is_the_flippers_to_use():
     # S69-9 (new text): the next player's move is refused, it no longer declines for the flipper
     refused(state, play(BOB, 1, "5B"), rule="S69-9")
     refused(state, {"type": "scramble", "player": BOB}, rule="S69-9")
+
+
+def test_s69_9_every_other_move_waits_for_a_pending_scramble():
+    # S69-9: "the player who put it there acts next and no one else: they rearrange, or decline and
+    # leave the table as it is; any other player's move is refused (S69-9), and `to_play` names them."
+    state = run(start(), pass_(ANN, "SCRAMBLE"))
+    assert state["phase"] == "scramble" and state["to_play"] == ANN
+    for move in (play(BOB, 1, "5B"), play(ANN, 1, "5B"), pass_(CAT, "7B"), pass_(ANN, "7B"),
+                 chance(BOB, "5B"), chance(ANN), chance_sets(BOB, {"1": ["5B"]}),
+                 {"type": "pass_chances"}, flip(ANN, "7B"), flip(BOB, "7B"), deal(CAT, "7B"),
+                 {"type": "scramble", "player": BOB}, scramble(CAT, ["5B"], [["5A", "5B", "SCRAMBLE"]])):
+        error = refused(state, move, rule="S69-9")
+        assert ANN in error.detail, move
+    # after a play that brings a Scramble and completes a set: still the scrambler first
+    state = run(start(), play(ANN, 1, "SCRAMBLE", "5B"))
+    for move in (chance(BOB, "5C"), {"type": "pass_chances"}, flip(ANN, "7B"), deal(CAT, "7B"),
+                 play(BOB, 1, "5C")):
+        refused(state, move, rule="S69-9")
+
+
+def test_s69_9_scramble_pulled_from_a_hand_is_the_pullers():
+    # S69-8 with S69-9: "a pulled card under S69-8" that is a Scramble is the puller's to rearrange or
+    # decline, and no one else moves.
+    players, state = empty_deck_game()
+    assert state["deck"] == 0 and state["to_play"] == "p2"
+    state = run(state, pass_("p2", "SCRAMBLE"))
+    assert state["pulls"] == [{"by": "p2", "from": "p1", "card": "SCRAMBLE"}]
+    assert state["hand_sizes"]["p1"] == 9 and state["hand_sizes"]["p2"] == 10
+    assert (state["phase"], state["to_play"], state["pending_scramble"]) == ("scramble", "p2", "p2")
+    assert list(g.allowed(state)) == ["scramble"] and g.allowed(state)["scramble"]["players"] == ["p2"]
+    for move in (pass_("p3", "9C"), play("p3", 1, "1B"), play("p1", 1, "1B"), pass_("p2", "9C"),
+                 {"type": "scramble", "player": "p3"}, {"type": "scramble", "player": "p1"},
+                 chance("p3"), flip("p2", "9C")):
+        refused(state, move, rule="S69-9")
+    declined = run(state, {"type": "scramble", "player": "p2"})
+    assert declined["phase"] == "turn" and declined["to_play"] == "p3" and declined["pending_scramble"] is None
+    assert declined["table"] == state["table"]
+    # or rearranges: every set keeps a card that was on the table (the pulled Scramble counts)
+    used = run(state, scramble("p2", [], [["2B", "3C", "SCRAMBLE"], ["0A"], ["1A"], ["4D"], ["5E"], ["6F"],
+                                          ["7A"], ["8B"]]))
+    complete = [s for s in used["table"] if s["complete"]]
+    assert [(s["cards"], s["claimant"], s["count"]) for s in complete] == [(["2B", "3C", "SCRAMBLE"], "p2", 1)]
+    assert used["phase"] == "chances" and used["to_play"] == "p3"
+    refused(state, scramble("p2", ["4E", "4F"], [["2B", "3C", "SCRAMBLE"], ["0A"], ["1A"], ["4D"], ["5E"],
+                                                 ["6F"], ["7A"], ["8B"], ["4E", "4F"]]), rule="S69-9")
+
+
+def test_s69_9_scramble_added_on_a_chance_is_a_plain_special():
+    # S69-9: "A Scramble added on a chance (S69-4) is a plain special in that set: chances add to
+    # complete sets only." No rearrangement, and it counts as one card of the chance.
+    state = run(start(), play(ANN, 1, "5B", "5C"))
+    assert state["phase"] == "chances" and state["table"][0]["count"] == 2
+    state = run(state, chance(BOB, "SCRAMBLE", "5D"))               # 2 >= 2: bob takes the claim
+    assert state["phase"] == "chances" and state["to_play"] == CAT and state["pending_scramble"] is None
+    assert (state["table"][0]["claimant"], state["table"][0]["count"]) == (BOB, 2)
+    assert "scramble" not in g.allowed(state)
+    refused(state, {"type": "scramble", "player": BOB}, rule="S69-4")
+    refused(state, scramble(CAT, [], [["5A", "5B"], ["5C", "5D", "SCRAMBLE"]]), rule="S69-4")
+    lone = run(start(), play(ANN, 1, "5B", "5C"), chance(BOB, "SCRAMBLE"))   # 1 < 2: no steal
+    assert (lone["table"][0]["claimant"], lone["table"][0]["count"]) == (ANN, 2)
+    assert lone["phase"] == "chances" and lone["to_play"] == CAT and lone["pending_scramble"] is None
+    state = run(state, chance(CAT), chance(ANN))
+    assert captured_cards(state, BOB) == [sorted(["5A", "5B", "5C", "5D", "SCRAMBLE"])]
+    assert state["phase"] == "flip" and state["to_play"] == BOB
 
 
 def test_s69_9_scramble_flipped_after_capture():
@@ -658,7 +722,8 @@ def test_s69_9_completing_play_with_a_scramble_rearranges_first_then_chances():
     state = run(start(), play(ANN, 1, "SCRAMBLE", "5B"))
     # S69-9 (new text): the rearrangement comes first, then the chances
     assert state["phase"] == "scramble" and state["pending_scramble"] == ANN and state["to_play"] == ANN
-    refused(state, chance(BOB, "5C"), rule="S69-4")
+    refused(state, chance(BOB, "5C"), rule="S69-9")                       # S69-9: no one else moves
+    refused(state, chance(ANN, "5C"), rule="S69-9")                       # nor the scrambler's chance yet
     declined = run(state, {"type": "scramble", "player": ANN})
     assert declined["phase"] == "chances" and declined["to_play"] == BOB and declined["pending_scramble"] is None
     # S69-4: "a Scramble counts as one card for every set it completes": the claim is 1, not 2,
@@ -855,8 +920,17 @@ def test_s69_13_single_winner_house_rule():
     assert view["outcome"]["rule"] == "S69-13"
     refused(state, deal(BOB, "2A"), rule="S69-13")
     assert g.new_game(P3, {})["options"]["single_winner"] is False
-    with pytest.raises(InvalidInput):
-        g.new_game(P3, {"single_winner": "yes"})
+    for bad in ("yes", 1, None):
+        with pytest.raises(InvalidInput) as caught:
+            g.new_game(P3, {"single_winner": bad})
+        assert caught.value.rule == "S69-13", bad               # G-3: the house rule's own ruling
+    for bad in (0, True, "69", None):
+        with pytest.raises(InvalidInput) as caught:
+            g.new_game(P3, {"target": bad})
+        assert caught.value.rule == "S69-12", bad
+    with pytest.raises(InvalidInput) as caught:
+        g.new_game(P3, {"dealer": "zed"})
+    assert caught.value.rule == "G-2"
 
 
 def test_s69_13_a_tie_for_most_still_shares():

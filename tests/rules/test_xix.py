@@ -732,6 +732,10 @@ def test_x19_8_version_2_ends_at_19_or_more_with_more_points_winning():
 
 def test_x19_8_option_values():
     assert new()["options"]["rules"] == "1.0"
-    for bad in ("3.0", 2, None):
-        with pytest.raises(InvalidInput):
+    for bad in ("3.0", 2, 2.0, None):
+        with pytest.raises(InvalidInput) as caught:
             new(rules=bad)
+        assert caught.value.rule == "X19-8", bad                # G-3: the house rule's own ruling
+    with pytest.raises(InvalidInput) as caught:
+        new(first_leader="cy")
+    assert caught.value.rule == "X19-1"                          # who leads first: X19-1

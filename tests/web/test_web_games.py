@@ -125,9 +125,15 @@ def test_five_crowns(phone, live_server):
     form.locator("select[name=discard]").select_option("KS")
     submit(page, "go-out-form")
     expect(page.locator("#draw-form select[name=player] option")).to_have_text(["Bob"])  # Bob's final turn
-    undo(page)
-    undo(page)
-    undo(page)
+    page.locator("#draw-form input[name=source][value=stock] + span").click()
+    submit(page, "draw-form")
+    form = page.locator("#final-turn-form")
+    expect(form.locator("select[name=discard]")).to_have_value("")  # the referee picks the discard (FC-6)
+    form.locator("input[name=cards]").fill("5S 5D 5C KH")          # every card in hand, the discard among them
+    submit(page, "final-turn-form")
+    expect(page.locator("#draw-form select[name=player] option")).to_have_text(["Cid"])  # Cid's final turn
+    for _ in range(5):
+        undo(page)
     page.locator("summary", has_text="round result").click()
     form = page.locator("#round-result-form")
     form.locator("select[name=went_out]").select_option("Ann")

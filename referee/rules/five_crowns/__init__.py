@@ -25,7 +25,7 @@ from referee.rules.base import (
     get_int, in_deck, in_progress, left_of, player_option, resolve_options,
 )
 from referee.rules.fields import Card, Cards, Choice, Player, Shaped
-from referee.rules.five_crowns.solver import (RANKS, best_lay_down, can_meld_all, card_points,
+from referee.rules.five_crowns.solver import (RANKS, best_discard, best_lay_down, can_meld_all, card_points,
                                               go_out_discard, is_wild, meld_kind, sort_key,
                                               wild_rank_of_round)
 
@@ -42,16 +42,16 @@ MAX_JUDGED_HAND = 20        # a hand holds at most 14 cards; the verdict takes a
 MAX_JUDGED_MELD = 4 * CARDS_PER_DECK
 
 OPTIONS = {
-    "decks": {"default": None, "schema": {"type": "integer", "enum": list(DECK_CHOICES)},
+    "decks": {"default": None, "schema": {"type": "integer", "enum": list(DECK_CHOICES)}, "rule": "FC-8",
               "description": "Number of decks: 2 (one game, up to 7 players), 4 (two games "
                              "combined, up to 14 players) or, a house rule, 6 (up to 21 players, FC-8). "
                              "Default: the fewest that seat the players (FC-1)."},
-    "dealer": {"default": None, "schema": {"type": "string"},
+    "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
                "description": "The first dealer. Default: the last player listed (G-2)."},
-    "round_order": {"default": "up", "schema": {"type": "string", "enum": ["up", "down"]},
+    "round_order": {"default": "up", "schema": {"type": "string", "enum": ["up", "down"]}, "rule": "FC-8",
                     "description": "House rule: 'down' starts with 13 cards, Kings wild, and ends with 3 "
                                    "cards, 3s wild; each round's wild rank is its number of cards (FC-8)."},
-    "tie_break": {"default": "share", "schema": {"type": "string", "enum": ["share", "play_off"]},
+    "tie_break": {"default": "share", "schema": {"type": "string", "enum": ["share", "play_off"]}, "rule": "FC-5",
                   "description": "A tie for the lowest total after round 11: 'share' (all tied "
                                  "players win) or 'play_off' (a six-card round, sixes wild, "
                                  "among the tied players) (FC-5)."},
@@ -83,21 +83,15 @@ RULINGS = {
 
 def new_game(players, options=None) -> dict:
     players = check_players(players, *PLAYERS, rule="FC-1")
-    opts = resolve_options(OPTIONS, options)
+    opts = resolve_options(OPTIONS, options)   # each value checked, citing its ruling (G-3)
     decks = opts["decks"]
     least = 2 * -(-len(players) // PLAYERS_PER_TWO_DECKS)   # 2 decks per 7 players (FC-1, FC-8)
     if decks is None:
         decks = least
-    if not isinstance(decks, int) or isinstance(decks, bool) or decks not in DECK_CHOICES:
-        raise InvalidInput("Option 'decks' must be 2, 4 or 6 (FC-1, FC-8).", rule="FC-8")
     if decks < least:
         raise InvalidInput(f"{len(players)} players need {least} decks: two per seven players (FC-1, FC-8).",
-                           rule="FC-1")
-    if opts["round_order"] not in ("up", "down"):
-        raise InvalidInput("Option 'round_order' must be 'up' or 'down' (FC-8).", rule="FC-8")
-    dealer = player_option(opts, "dealer", players) or players[-1]
-    if opts["tie_break"] not in ("share", "play_off"):
-        raise InvalidInput("Option 'tie_break' must be 'share' or 'play_off'.")
+                           rule="FC-1", legal={"decks": [d for d in DECK_CHOICES if d >= least]})
+    dealer = player_option(opts, "dealer", players, rule="G-2") or players[-1]
     opts.update(decks=decks, dealer=dealer)
     state = {
         "players": players, "options": opts, "winners": [],
@@ -239,9 +233,15 @@ def _go_out(state: dict, move: dict):
 
 
 def _final_turn(state: dict, move: dict):
-    player, discard = move["player"], move["discard"]
+    player, discard = move["player"], move.get("discard")
     hand = _hand_form(move, "move")
-    melds, leftover, solved = _lay_down(hand, state["wild"], state["cards_dealt"])
+    if discard is None:
+        # FC-4, FC-6: the cards alone, the discard among them: the service finds the discard
+        # that leaves the lowest score, and lays down the rest as well as it can.
+        melds, leftover, discard = _final_hand(state, player, hand["cards"])
+        solved = True
+    else:
+        melds, leftover, solved = _lay_down(hand, state["wild"], state["cards_dealt"])
     _reveal(state, player, melds, leftover, discard)
     state["laid"][player]["solved"] = solved
     state["hand_sizes"][player] = len(leftover)
@@ -250,6 +250,20 @@ def _final_turn(state: dict, move: dict):
         state["to_play"], state["step"] = state["final_turns_left"][0], "draw"
     else:
         _end_round_from_table(state)
+
+
+def _final_hand(state: dict, player: str, cards: list[str]) -> tuple[list[list[str]], list[str], str]:
+    """A final turn given as the hand alone, the discard among its cards (FC-4): the dealt number
+    plus one. The discard leaving the least score is found with the best lay-down (FC-6)."""
+    dealt, wild = state["cards_dealt"], state["wild"]
+    if len(cards) != dealt + 1:
+        raise IllegalMove("FC-4", f"Without the discard, a final turn gives the {dealt + 1} cards held after "
+                                  f"the draw ({dealt} kept and the discard), not {len(cards)}.")
+    discard, kept = best_discard(cards, wild)
+    _event(state, "FC-6", f"{player}'s best lay-down: discarding {discard} leaves {kept.points} point"
+                          f"{'' if kept.points == 1 else 's'}"
+                          + (f" ({' '.join(kept.leftover)} left over)." if kept.leftover else "."))
+    return kept.melds, kept.leftover, discard
 
 
 def _round_result(state: dict, move: dict):
@@ -604,7 +618,7 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
                            legal={"type": "draw"})
     if kind == "discard":
         return IllegalMove("FC-4", f"{gone} has gone out: this is {player}'s final turn; record it with "
-                                   "final_turn (melds and leftover, or cards) and the discard.")
+                                   "final_turn (melds, leftover and the discard, or the cards alone).")
     if kind == "go_out":
         return IllegalMove("FC-4", f"{gone} has already gone out: this is {player}'s final turn; record "
                                    "it with final_turn.")
@@ -627,6 +641,15 @@ def choices(state: dict, kind: str) -> dict:
     if kind == "round_result":
         return {"went_out": list(state["in_round"])}
     return {}
+
+
+def _check_final_turn(move: dict) -> None:
+    """One hand form (melds and leftover, or cards); the discard may be left out only with the
+    cards alone, which then hold it (FC-4, FC-6)."""
+    form = _hand_form(move, "move")
+    if move.get("discard") is None and "cards" not in form:
+        raise InvalidInput("Missing field 'discard': give the discard with melds and leftover, or send the "
+                           "cards alone (the discard among them) for the service to find it (FC-6).")
 
 
 def _check_going_out(move: dict) -> None:
@@ -684,13 +707,17 @@ MOVES = {
             Shaped("melds", required=False, shape=_MELDS, read=_melds),
             Cards("leftover", required=False, read=_card, example=["KS"]),
             Cards("cards", required=False, read=_card, example=["7H", "8H", "9H", "KS"],
-                  description="The hand alone: the service lays down the best (FC-6)."),
-            Card("discard", read=_card, example="9S")),
-        "After someone went out, a player's last turn: melds and leftover, or the cards alone for the "
-        "service to lay down the best, and the discard.", ("FC-4", "FC-6"), label="Final turn",
-        check=lambda move: _hand_form(move, "move"),
-        says=lambda move, show: f"{move.get('player')} takes a final turn, discarding "
-                                f"{show(move.get('discard'))}"),
+                  description="The hand alone (with or without the discard): the service lays down the "
+                              "best (FC-6) and, when no discard is given, finds the discard that leaves "
+                              "the lowest score."),
+            Card("discard", required=False, read=_card, example="9S",
+                 description="Required with melds and leftover; with the cards alone it may be left out.")),
+        "After someone went out, a player's last turn: melds, leftover and the discard, or the cards alone "
+        "(with or without the discard) for the service to lay down the best.", ("FC-4", "FC-6"),
+        label="Final turn", check=_check_final_turn,
+        says=lambda move, show: f"{move.get('player')} takes a final turn, "
+                                + (f"discarding {show(move['discard'])}" if move.get("discard") is not None
+                                   else "the service finding the discard")),
     "round_result": Move(
         _then_phase(_round_result), (
             Player("went_out"),
@@ -710,9 +737,9 @@ def _judge_input(body, min_cards: int, max_cards: int) -> tuple[str, list[str]]:
     check_keys(body, {"round", "wild", "cards", "decks"}, "request")
     if ("round" in body) == ("wild" in body):
         raise InvalidInput("Give either 'round' (1-11) or 'wild' (a rank, 3 to K).")
-    wild = (wild_rank_of_round(get_int(body, "round", lo=1, hi=ROUNDS)) if "round" in body
+    wild = (wild_rank_of_round(get_int(body, "round", lo=1, hi=ROUNDS, rule="FC-2")) if "round" in body
             else _wild_rank(body["wild"]))
-    decks = get_choice(body, "decks", DECK_CHOICES, required=False, default=2)
+    decks = get_choice(body, "decks", DECK_CHOICES, required=False, default=2, rule="FC-8")  # G-3
     cards = get_field(body, "cards", list)
     if not min_cards <= len(cards) <= max_cards:
         raise InvalidInput(f"'cards' must hold {min_cards} to {max_cards} cards.")
@@ -729,7 +756,7 @@ def _wild_rank(value) -> str:
         text = {"T": "10", "JACK": "J", "QUEEN": "Q", "KING": "K"}.get(text, text)
         if text in RANKS:
             return text
-    raise InvalidInput("'wild' must be a rank from 3 to K (3, 4, ..., 10, J, Q, K).")
+    raise InvalidInput("'wild' must be a rank from 3 to K (3, 4, ..., 10, J, Q, K) (FC-2).", rule="FC-2")
 
 
 def judge_hand(body) -> dict:

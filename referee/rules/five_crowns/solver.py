@@ -351,6 +351,25 @@ def go_out_discard(cards: list[str], wild: str) -> str | None:
     return None
 
 
+def best_discard(cards: list[str], wild: str) -> tuple[str, LayDown]:
+    """FC-4, FC-6 for a final turn given as its cards alone: the discard that leaves the least
+    score, with the best lay-down of the cards kept. Every distinct card is tried (the hand holds
+    at most 14). Among discards that leave the same score, a natural card goes before a wild (a
+    discarded wild helps the next player, as the sheet warns), then the card worth more points,
+    then the lowest card: the same hand always gives the same discard."""
+    if not cards:
+        raise ValueError("a final turn discards one card: the hand is empty")
+    found = None
+    for card in sorted(set(cards), key=sort_key):
+        rest = list(cards)
+        rest.remove(card)
+        kept = best_lay_down(rest, wild)
+        key = (kept.points, is_wild(card, wild), -card_points(card, wild), sort_key(card))
+        if found is None or key < found[0]:
+            found = (key, card, kept)
+    return found[1], found[2]
+
+
 # ---------------------------------------------------------------- rebuilding the melds
 
 class _Run:

@@ -19,11 +19,11 @@ TITLE = "69"
 PLAYERS = (2, 6)
 
 OPTIONS = {
-    "dealer": {"default": None, "schema": {"type": "string"},
+    "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
                "description": "First dealer (G-2); default the last player listed."},
-    "target": {"default": 69, "schema": {"type": "integer", "minimum": 1}, "description": "Points that end the game; every player at or over "
-                                             "it after a round wins (S69-12)."},
-    "single_winner": {"default": False, "schema": {"type": "boolean"},
+    "target": {"default": 69, "schema": {"type": "integer", "minimum": 1}, "rule": "S69-12",
+               "description": "Points that end the game; every player at or over it after a round wins (S69-12)."},
+    "single_winner": {"default": False, "schema": {"type": "boolean"}, "rule": "S69-13",
                       "description": "House rule: when several players reach the target, only the one with "
                                      "the most points wins; a tie for most shares (S69-13)."},
 }
@@ -61,13 +61,8 @@ def new_game(players, options=None) -> dict:
         raise InvalidInput(f"69 is a game for {PLAYERS[0]} to {PLAYERS[1]} players, not {len(players)}.",
                            rule="S69-12")
     names = base.check_players(players, *PLAYERS, rule="S69-12")
-    resolved = base.resolve_options(OPTIONS, options)
-    base.player_option(resolved, "dealer", names)
-    target = resolved["target"]
-    if isinstance(target, bool) or not isinstance(target, int) or target < 1:
-        raise InvalidInput("Option 'target' must be a positive integer.")
-    if not isinstance(resolved["single_winner"], bool):
-        raise InvalidInput("Option 'single_winner' must be true or false.")
+    resolved = base.resolve_options(OPTIONS, options)   # each value checked, citing its ruling (G-3)
+    base.player_option(resolved, "dealer", names, rule="G-2")
     return game.initial_state(names, resolved)
 
 
@@ -130,6 +125,12 @@ def _deal_rule(state: dict) -> str:
 
 def refuse_phase(state: dict, kind: str) -> IllegalMove:
     phase, to_play = state["phase"], state["to_play"]
+    if phase == "scramble":
+        # S69-9: while a Scramble is pending, the player who put it there acts next and no one else;
+        # every other move (a play, a pass, a chance, a flip, a deal) waits.
+        return IllegalMove("S69-9", f"{to_play} put a Scramble on the table and first uses it or declines it "
+                                    f"(a 'scramble' move); no other move is possible until then.",
+                           legal=["scramble"])
     if kind == "deal":
         return IllegalMove("S69-10", "A round is in progress: the next deal comes when it ends.")
     if kind in ("chance", "pass_chances"):
@@ -143,8 +144,7 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
                                     "complete set(s).", legal=["chance"])
     if phase == "flip":
         return IllegalMove("S69-7", f"{to_play} captured a set and must flip a card first.", legal=["flip"])
-    return IllegalMove("S69-9", f"{to_play} put a Scramble on the table and first uses it or declines it "
-                                "(a 'scramble' move).", legal=["scramble"])
+    return IllegalMove("S69-7", f"A '{kind}' move is not possible now: it is {to_play}'s turn.")
 
 
 def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
@@ -278,7 +278,7 @@ def judge_score(body: dict) -> dict:
     raw_sets = base.get_field(body, "captured", list)
     captured = [card_codes.parse_list(s, game.parse_card, "captured[]") for s in raw_sets]
     if isinstance(body.get("hand"), int) and not isinstance(body["hand"], bool):
-        hand_count, hand = base.get_int(body, "hand", lo=0, hi=69), []   # a count is enough to score
+        hand_count, hand = base.get_int(body, "hand", lo=0, hi=69, rule="S69-1"), []   # a count is enough to score
     else:
         hand = _cards_field(body, "hand", required=False)
         hand_count = len(hand)

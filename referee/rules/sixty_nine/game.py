@@ -265,8 +265,10 @@ def check_arrangement(arrangement: list[list[str]], table_cards: list[str], from
             raise IllegalMove("S69-2", f"Set {number} of the arrangement is not legal: {reason}")
     anchors = Counter(table_cards) + Counter(c for c in from_hand if c == SCRAMBLE)
     if not every_group_anchored(arrangement, anchors):
-        raise IllegalMove("S69-3", "Every set of the arrangement needs a card that is on the table "
-                                   "(or the Scramble): cards from a hand never start a new set.")
+        # S69-9: "in a rearrangement every set must hold at least one card that was already on the
+        # table, the arriving Scramble counting as on the table".
+        raise IllegalMove("S69-9", "Every set of the arrangement needs a card that was on the table "
+                                   "(or the arriving Scramble): cards from a hand never start a new set.")
 
 
 def every_group_anchored(groups: list[list[str]], anchors: Counter) -> bool:

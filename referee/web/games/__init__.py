@@ -42,14 +42,6 @@ def standard_cards(jokers: bool = False) -> list[str]:
     return codes + ([cards.JOKER] if jokers else [])
 
 
-def five_crowns_cards() -> list[str]:
-    return [r + s for s in cards.FIVE_CROWNS_SUITS for r in cards.FIVE_CROWNS_RANKS] + [cards.JOKER]
-
-
-def sixty_nine_cards() -> list[str]:
-    return [d + s for s in cards.SIXTY_NINE_SUITS for d in "0123456789"] + list(cards.SIXTY_NINE_SPECIALS)
-
-
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs", "*": "stars"}
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "*": "★"}
 
@@ -145,7 +137,8 @@ class GameUI:
 
     @cached_property
     def module(self) -> str:
-        """The engine module's own name (``ninety_nine``): the page module and templates share it."""
+        """The engine module's own name (``my_game`` for ``referee.rules.my_game``): the page module
+        and templates share it."""
         return self.engine.__name__.rsplit(".", 1)[-1]
 
     @property

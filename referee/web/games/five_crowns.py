@@ -1,7 +1,13 @@
 """Five Crowns: deal, draw, discard, going out, final turns, and the quick round result."""
 from __future__ import annotations
 
-from referee.web.games import FormError, GameUI, five_crowns_cards, join_names, split_codes, suit_rows
+from referee import cards
+from referee.web.games import FormError, GameUI, join_names, split_codes, suit_rows
+
+
+def five_crowns_cards() -> list[str]:
+    """The deck's distinct cards (FC-1): ranks 3-K in five suits, and the Joker."""
+    return [r + s for s in cards.FIVE_CROWNS_SUITS for r in cards.FIVE_CROWNS_RANKS] + [cards.JOKER]
 
 
 def melds_from(text: str) -> list[list[str]]:
@@ -49,10 +55,11 @@ class FiveCrownsUI(GameUI):
             return {"type": "draw", "player": player, "source": form.get("source", "")}
         if kind == "discard":
             return {"type": "discard", "player": player, "card": form.get("card", "")}
+        discard = form.get("discard", "").strip()
         if kind == "go_out":
             cards = split_codes(form.get("cards", ""))
-            if cards:  # the referee finds the melds (FC-6)
-                return {"type": "go_out", "player": player, "cards": cards, "discard": form.get("discard", "")}
+            if cards:  # the referee finds the melds, and the discard when none is chosen (FC-6)
+                return {"type": "go_out", "player": player, "cards": cards, **({"discard": discard} if discard else {})}
             return {"type": "go_out", "player": player, "melds": melds_from(form.get("melds", "")),
                     "discard": form.get("discard", "")}
         if kind == "final_turn":
@@ -62,6 +69,8 @@ class FiveCrownsUI(GameUI):
                 move.update(melds=melds, leftover=split_codes(form.get("leftover", "")))
             else:
                 move["cards"] = split_codes(form.get("cards", ""))
+                if not discard:  # the cards alone, the discard among them: the referee finds it (FC-6)
+                    del move["discard"]
             return move
         if kind == "round_result":
             went_out = form.get("went_out", "")

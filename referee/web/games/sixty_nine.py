@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from referee.cards import SIXTY_NINE_SPECIALS
+from referee.cards import SIXTY_NINE_SPECIALS, SIXTY_NINE_SUITS
 from referee.rules.sixty_nine.sets import copies_of
 from referee.web.games import (
     FormError,
@@ -12,9 +12,13 @@ from referee.web.games import (
     join_names,
     pad_key,
     pad_row,
-    sixty_nine_cards,
     split_codes,
 )
+
+
+def sixty_nine_cards() -> list[str]:
+    """The deck's distinct cards (S69-1): 0-9 in six suits, and the three specials."""
+    return [d + s for s in SIXTY_NINE_SUITS for d in "0123456789"] + list(SIXTY_NINE_SPECIALS)
 
 
 class SixtyNineUI(GameUI):

@@ -1,6 +1,6 @@
 """A random Five Crowns player: deals, draws from the sources ``allowed`` offers, discards and hands
 that keep the copy count (FC-1), books of one rank to go out, the cards alone for a final turn
-(FC-6), and now and then a whole round entered as points."""
+(FC-6; with or without the discard), and now and then a whole round entered as points."""
 from __future__ import annotations
 
 import random
@@ -66,6 +66,8 @@ def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
     discard = known.pop() if known else _fresh(state, seen, rng)[0]
     if "final_turn" in allowed:
         cards = known + _fresh(state, seen, rng, state["cards_dealt"] - len(known))
+        if rng.random() < 0.5:  # the cards alone, the discard among them: the service finds it (FC-6)
+            return {"type": "final_turn", "player": player, "cards": cards + [discard]}
         return {"type": "final_turn", "player": player, "cards": cards, "discard": discard}
     if "go_out" in allowed and not known and rng.random() < 0.15:
         melds = _books(state, seen, rng, state["cards_dealt"])
