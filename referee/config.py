@@ -27,10 +27,12 @@ def from_environment(instance_path: str) -> dict:
         "SECRET_KEY": os.environ.get("SECRET_KEY") or _instance_secret(instance_path),
         "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_CONTENT_LENGTH", 64 * 1024)),
         "AUTO_MIGRATE": os.environ.get("AUTO_MIGRATE", "1") != "0",
-        # Games created per client address (Flask-Limiter); memory:// counts per process.
+        # Games created per client address (Flask-Limiter); the counts are kept in a SQLite file in the
+        # instance folder, shared by the workers of this machine (redis://... for several machines).
         "RATELIMIT_CREATE": os.environ.get("RATELIMIT_CREATE", "30 per minute"),
         "RATELIMIT_ENABLED": os.environ.get("RATELIMIT_ENABLED", "1") != "0",
-        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
+        "RATELIMIT_STORAGE_URI": os.environ.get(
+            "RATELIMIT_STORAGE_URI", "sqlite:///" + os.path.join(instance_path, "ratelimit.sqlite3")),
         "RATELIMIT_HEADERS_ENABLED": True,
         # Proxies in front that set X-Forwarded-For/-Proto (0: none; the rate limit then sees the proxy).
         "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", 0)),
@@ -38,9 +40,20 @@ def from_environment(instance_path: str) -> dict:
         "DB_TIMEOUT_SECONDS": int(os.environ.get("DB_TIMEOUT_SECONDS", 10)),
         # How long an Idempotency-Key's first answer is kept for retries.
         "IDEMPOTENCY_TTL_HOURS": float(os.environ.get("IDEMPOTENCY_TTL_HOURS", 24)),
-        # Behind HTTPS, set SESSION_COOKIE_SECURE=1 so the table's token cookie never goes out in clear.
-        "SESSION_COOKIE_SECURE": os.environ.get("SESSION_COOKIE_SECURE", "0") == "1",
+        # The pages' cookie (a phone's key) is Secure on every request that came over HTTPS ("auto"),
+        # or always (1), or never (0); see referee.web.session.
+        "SESSION_COOKIE_SECURE": cookie_secure(os.environ.get("SESSION_COOKIE_SECURE", "auto")),
     }
+
+
+def cookie_secure(value: str) -> bool | str:
+    """SESSION_COOKIE_SECURE: 1/true/yes -> True, 0/false/no -> False, anything else -> "auto"."""
+    word = value.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    return "auto"
 
 
 def _instance_secret(instance_path: str) -> str:

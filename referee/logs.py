@@ -1,7 +1,8 @@
 """Logs on stdout as JSON lines: one line per request (a request id, also sent back in the
 ``X-Request-Id`` header, the method, the route's pattern rather than the raw path, the status and
 the latency) and the service's own messages with their tracebacks. A route's pattern never holds
-a table link's token or a game's id, so no secret reaches a log line."""
+a token, a table link's code (that stays in the link's fragment) or a game's id, so no secret
+reaches a log line."""
 from __future__ import annotations
 
 import json

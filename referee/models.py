@@ -67,3 +67,26 @@ class IdempotencyRecord(db.Model):
     status_code = db.Column(db.Integer, nullable=False)
     response = db.Column(JSON, nullable=False)
     created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now)
+
+
+class Credential(db.Model):
+    """A revocable key to a game's writes, other than the game's own token (``referee.links``).
+
+    ``kind`` "link": a table link, whose code (``<id>.<secret>``) a phone redeems once to join;
+    ``parent_id`` is the phone whose share page made it (NULL when the game's token made it).
+    ``kind`` "phone": one phone's key, kept in its session cookie (``<id>.<secret>``); ``parent_id``
+    is the link it joined through (NULL for the phone that started the game). Only the secret's
+    SHA-256 is stored; ``revoked_at`` set means it opens nothing any more.
+    """
+
+    __tablename__ = "credentials"
+
+    id = db.Column(db.String(16), primary_key=True)  # public: shown in lists, sent with the secret
+    game_id = db.Column(db.String(32), db.ForeignKey("games.id"), nullable=False, index=True)
+    kind = db.Column(db.String(8), nullable=False)
+    label = db.Column(db.String(80), nullable=True)
+    secret_hash = db.Column(db.String(64), nullable=False)
+    parent_id = db.Column(db.String(16), db.ForeignKey("credentials.id"), nullable=True, index=True)
+    created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now)
+    revoked_at = db.Column(db.DateTime(timezone=True), nullable=True)
+    last_used_at = db.Column(db.DateTime(timezone=True), nullable=True)

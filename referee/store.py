@@ -18,19 +18,20 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import secrets
 import string
 import threading
 import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import timedelta, timezone
 from typing import Any
 
 from flask import current_app
 from sqlalchemy import delete, select, update
 
 from referee import metrics
-from referee.models import Game, IdempotencyRecord, Move, _now, db
+from referee.models import Credential, Game, IdempotencyRecord, Move, _now, db, new_game_id
 from referee.names import refuse_confusable
 from referee.rules import get_engine
 from referee.rules.base import RuleError, load_move, public_state
@@ -136,13 +137,19 @@ def replay(game: Game, upto: int | None = None) -> dict:
 
 # ---------------------------------------------------------------- writes
 
-def create_game(name: str, players: Any, options: Any) -> tuple[Game, str]:
+def new_game(name: str, players: Any, options: Any) -> tuple[Game, str]:
+    """A new game row (not yet in the session) and its token; RuleError on bad players or options."""
     engine = engine_for(name)
-    state = engine.new_game(players, options)  # RuleError on bad players or options
+    state = engine.new_game(players, options)
     refuse_confusable(state["players"])
     token = secrets.token_urlsafe(24)
-    game = Game(game=name, players=state["players"], options=state["options"], state=state,
+    game = Game(id=new_game_id(), game=name, players=state["players"], options=state["options"], state=state,
                 token_hash=hash_token(token), version=0, revision=0, status=_status(engine, state))
+    return game, token
+
+
+def create_game(name: str, players: Any, options: Any) -> tuple[Game, str]:
+    game, token = new_game(name, players, options)
     with writer_queue():
         db.session.add(game)
         db.session.commit()
@@ -158,10 +165,11 @@ class WriteRequest:
     """One write on a game: what the client sent, and the preconditions it carried."""
 
     game_id: str
-    token: str | None
+    token: str | None  # the game's token (the API's Bearer)
     if_match: str | None = None
     idempotency_key: str | None = None
     fingerprint: str = ""
+    phone: str | None = None  # or, from the pages, a phone's key ("<id>.<secret>"), never both
 
 
 @dataclass
@@ -171,17 +179,18 @@ class WriteResult:
     replayed: bool = False
 
 
-def _lock(request: WriteRequest) -> Game:
-    if not _possible_id(request.game_id):
-        raise _not_found(request.game_id)
+def lock_game(game_id: str) -> Game:
+    """Lock the game's row (the first statement of the transaction) and read it."""
+    if not _possible_id(game_id):
+        raise _not_found(game_id)
     # First statement of the transaction: take the lock and read the row in the same statement
     # (see the module docstring); RETURNING needs SQLite 3.35 or newer, PostgreSQL has it.
     game = db.session.scalars(
-        update(Game).where(Game.id == request.game_id).values(version=Game.version).returning(Game),
+        update(Game).where(Game.id == game_id).values(version=Game.version).returning(Game),
         execution_options={"populate_existing": True}).first()
     if game is None:
         db.session.rollback()
-        raise _not_found(request.game_id)
+        raise _not_found(game_id)
     return game
 
 
@@ -192,6 +201,44 @@ def check_token(game: Game, token: str | None) -> None:
                          headers={"WWW-Authenticate": 'Bearer realm="referee"'})
     if not hmac.compare_digest(hash_token(token), game.token_hash):
         raise StoreError(403, "Wrong token", "This token does not open this game.", "forbidden")
+
+
+CREDENTIAL = re.compile(r"([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]{16,64})")
+
+
+def split_credential(value: Any) -> tuple[str, str] | None:
+    """``(id, secret)`` of a table link's code or a phone's key ("<id>.<secret>"), or None."""
+    match = CREDENTIAL.fullmatch(value) if isinstance(value, str) else None
+    return (match.group(1), match.group(2)) if match else None
+
+
+def find_credential(game: Game, value: Any, kind: str) -> Credential:
+    """The game's unrevoked credential of this kind that ``value`` opens, else a 403. The row is read
+    afresh (a revocation committed since this request first looked is seen)."""
+    parts = split_credential(value)
+    found = db.session.get(Credential, parts[0], populate_existing=True) if parts else None
+    what = "table link" if kind == "link" else "phone's key"
+    if (found is None or found.game_id != game.id or found.kind != kind
+            or not hmac.compare_digest(hash_token(parts[1]), found.secret_hash)):
+        raise StoreError(403, "Wrong key", f"This {what} does not open this game.", "forbidden")
+    if found.revoked_at is not None:
+        raise StoreError(403, "Revoked", f"This {what} was revoked: the phone can follow the game, not enter "
+                         "moves.", "revoked")
+    return found
+
+
+def check_phone(game: Game, phone: str | None) -> Credential:
+    """A phone's key (the pages' cookie): valid for this game and not revoked. The API's Bearer
+    takes only the game's token (``check_token``)."""
+    if not phone:
+        raise StoreError(401, "Key required", "Only a phone that joined the table enters moves.",
+                         "unauthorized")
+    credential = find_credential(game, phone, "phone")
+    now = _now()
+    last = credential.last_used_at
+    if last is None or (last if last.tzinfo else last.replace(tzinfo=timezone.utc)) < now - timedelta(minutes=1):
+        credential.last_used_at = now  # committed with the write (at most once a minute)
+    return credential
 
 
 def entity_tag(game: Game) -> str:
@@ -253,7 +300,7 @@ def _sqlite_file() -> str | None:
 def writer_queue():
     """On a SQLite file, one writer at a time across threads and processes, in kernel order."""
     path = _sqlite_file()
-    if path is None:  # PostgreSQL: the row lock in _lock is the queue
+    if path is None:  # PostgreSQL: the row lock in lock_game is the queue
         yield
         return
     deadline = time.monotonic() + WRITER_WAIT_SECONDS
@@ -291,16 +338,19 @@ WRITER_WAIT_SECONDS = 10
 
 
 def _write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
-    """Lock the game, check token, replay, the body (``check(game)``) and version, then run
-    ``change(game)`` -> body."""
+    """Lock the game, check the token (or, from the pages, the phone's key), replay, the body
+    (``check(game)``) and version, then run ``change(game)`` -> body."""
     with writer_queue():
         return _locked_write(request, change, status, check)
 
 
 def _locked_write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
     try:
-        game = _lock(request)
-        check_token(game, request.token)
+        game = lock_game(request.game_id)
+        if request.phone is not None:
+            check_phone(game, request.phone)
+        else:
+            check_token(game, request.token)
         previous = _replayed(game, request)
         if previous:
             db.session.rollback()
@@ -370,6 +420,7 @@ def _save_state(game: Game, state: dict) -> dict:
 
 
 __all__ = ["RuleError", "StoreError", "WriteRequest", "WriteResult", "apply_move", "undo",
-           "create_game", "get_game", "game_view", "replay", "all_moves", "moves_page", "live_move",
+           "create_game", "new_game", "get_game", "lock_game", "check_phone", "find_credential",
+           "split_credential", "game_view", "replay", "all_moves", "moves_page", "live_move",
            "entity_tag",
            "request_fingerprint", "check_token"]

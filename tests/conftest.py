@@ -57,7 +57,7 @@ def _clean_tables(request):
     yield
     with app.app_context():
         db.session.remove()
-        for table in ("idempotency_records", "moves", "games"):
+        for table in ("credentials", "idempotency_records", "moves", "games"):
             db.session.execute(text(f"DELETE FROM {table}"))
         db.session.commit()
 
@@ -126,3 +126,37 @@ class Api:
 @pytest.fixture
 def api(client):
     return Api(client)
+
+
+def _join_table(client, game: dict, label: str | None = None) -> dict:
+    """Make ``client`` a phone at the table, as a person would: a table link made with the game's token
+    (``POST /games/{id}/links``), then its code posted by the join page (what static/join.js does with
+    the link's fragment). Returns the link as the API gave it."""
+    import re
+
+    body = {"label": label} if label else None
+    link = client.application.test_client().post(f"/api/v1/games/{game['id']}/links", json=body,
+                                                 headers={"Authorization": f"Bearer {game['token']}"})
+    assert link.status_code == 201, link.get_json()
+    html = client.get(f"/g/{game['id']}/join").get_data(as_text=True)
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+    joined = client.post(f"/g/{game['id']}/join", data={"csrf_token": csrf, "code": link.get_json()["code"]})
+    assert joined.status_code == 302 and joined.headers["Location"] == f"/g/{game['id']}", joined.status_code
+    return link.get_json()
+
+
+@pytest.fixture
+def join_table():
+    """``join_table(client, game)``: ``client`` joins the game's table; returns the table link."""
+    return _join_table
+
+
+@pytest.fixture
+def table_client(app):
+    """``table_client(game)``: a new test client that joined the game's table (see ``_join_table``)."""
+    def open_table(game: dict):
+        table = app.test_client()
+        _join_table(table, game)
+        return table
+
+    return open_table

@@ -9,7 +9,7 @@ from flask_smorest import Api
 from sqlalchemy import text
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
-from referee.api import declared, errors, games, judge, limits, rules_info
+from referee.api import declared, errors, games, judge, limits, links, rules_info
 from referee.api.schemas import GameSchema, ProblemSchema
 from referee.models import db
 
@@ -69,8 +69,8 @@ def _json_body() -> None:
     except (OSError, ValueError):
         # the server could not read the body (a malformed chunked encoding, a dropped client)
         raise BadRequest("The request body could not be read (malformed chunked encoding?).") from None
-    if not raw and request.path.endswith("/undo"):
-        return
+    if not raw and request.path.endswith(("/undo", "/links", "/token")):
+        return  # these take an empty body (a link's label is optional; undo and rotation take none)
     if not request.is_json:
         raise UnsupportedMediaType("Send the body as JSON with 'Content-Type: application/json'.")
     try:
@@ -115,7 +115,7 @@ def init_app(app: Flask) -> None:
     api.spec.components.schema("Game", schema=GameSchema)  # what every game's state shares
     for name, schema in declared.components().items():
         api.spec.components.schema(name, schema)
-    for blueprint in (games.blp, judge.blueprint(), rules_info.blp):
+    for blueprint in (games.blp, links.blp, judge.blueprint(), rules_info.blp):
         api.register_blueprint(blueprint)
     errors.register(app)
     app.before_request(_json_body)

@@ -18,7 +18,8 @@ blp = Blueprint("games", __name__, url_prefix="/api/v1", description="Games, the
 
 WRITE_HEADERS = [
     {"in": "header", "name": "Authorization", "required": True, "schema": {"type": "string"},
-     "description": "Bearer <token> (the token returned when the game was created)."},
+     "description": "Bearer <token>: the game's token (returned when it was created, or by its latest "
+                    "rotation; a phone's key is not accepted here)."},
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
      "description": 'The version the client saw, e.g. "3"; 412 when the game has moved on.'},
     {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "maxLength": 200},

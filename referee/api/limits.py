@@ -1,11 +1,53 @@
-"""Rate limits (Flask-Limiter): creating games is limited per client address."""
+"""Rate limits (Flask-Limiter): creating games is limited per client address.
+
+The counters live where ``RATELIMIT_STORAGE_URI`` says: by default a SQLite file in the instance
+folder, shared by every gunicorn worker of the machine (``referee.ratelimit_storage``); ``redis://...``
+shares them between machines; ``memory://`` counts per process. Only the fixed-window strategy
+(Flask-Limiter's default) works with the SQLite file.
+
+A storage that fails (disk full, locked too long, a Redis that is down) never turns a request into a
+500: the limiter logs it and counts in this process's memory until the storage answers again
+(Flask-Limiter checks it at growing intervals, up to half a minute); any other error of the limiter
+is logged and the request goes through (availability over the limit).
+"""
 from __future__ import annotations
+
+import logging
 
 from flask import current_app
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
+from limits.storage import MemoryStorage
 
-limiter = Limiter(key_func=get_remote_address)
+import referee.ratelimit_storage  # noqa: F401  (registers the sqlite:// storage scheme with limits)
+
+
+class _Limiter(Limiter):
+    def init_app(self, app) -> None:
+        app.after_request(_retry_after_only_when_refused)  # before the limiter's own: runs after it
+        super().init_app(app)
+        # limits' MemoryStorage (the fallback, or memory://) starts a 10 ms timer thread when made.
+        # The app is made in the gunicorn master: a gevent thread still pending at the fork would
+        # end in a worker, where gevent prints a KeyError traceback for it. Let it end here.
+        for storage in (self._storage, getattr(self, "_fallback_storage", None)):
+            timer = getattr(storage, "timer", None) if isinstance(storage, MemoryStorage) else None
+            if timer is not None:
+                timer.cancel()
+                timer.join(timeout=1)
+
+
+def _retry_after_only_when_refused(response):
+    """Flask-Limiter sends Retry-After with every answer under a limit; on a 201 it would tell a
+    client to wait before retrying something that worked. Kept on 429 and 503 only."""
+    if response.status_code not in (429, 503):
+        response.headers.pop("Retry-After", None)
+    return response
+
+
+limiter = _Limiter(key_func=get_remote_address, swallow_errors=True, in_memory_fallback_enabled=True)
+# Its messages as the service's JSON log lines; warnings only (a refused client's address is not logged).
+limiter.logger = logging.getLogger("referee.ratelimit")
+limiter.logger.setLevel(logging.WARNING)
 
 # One budget for both ways of creating a game (the API and the start page's form).
 limit_game_creation = limiter.shared_limit(

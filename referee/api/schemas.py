@@ -1,7 +1,9 @@
 """marshmallow schemas: they validate the shared request shapes and document the API."""
 from __future__ import annotations
 
-from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
+import unicodedata
+
+from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, post_load, validate
 
 from referee.rules import ENGINES
 
@@ -82,7 +84,8 @@ class GameSchema(OpenSchema):
 
 class CreatedGameSchema(GameSchema):
     token = fields.String(required=True, metadata={
-        "description": "Shown once: the Bearer token for every write on this game."})
+        "description": "Shown once: the Bearer token for every write on this game, and for its table links "
+                       "(POST /games/{game_id}/token replaces it)."})
 
 
 class LoggedMoveSchema(Schema):
@@ -121,6 +124,66 @@ class RulesSchema(Schema):
     phases = fields.Dict(metadata={"description": "Each phase: the move types it accepts."})
     rulings = fields.Dict()
     judges = fields.Dict()
+
+
+def _plain_text(value: str) -> None:
+    if not value.strip():
+        raise ValidationError("A label is not blank.")
+    if any(unicodedata.category(ch).startswith("C") for ch in value):
+        raise ValidationError("A label holds no control, format or unassigned characters.")
+
+
+class CreateLinkSchema(Schema):
+    class Meta:
+        unknown = RAISE
+
+    label = fields.String(validate=[validate.Length(min=1, max=80), _plain_text], metadata={
+        "description": "What the link is for, shown in the list (default: 'Table link <n>').",
+        "example": "Bob's phone"})
+
+    @post_load
+    def _clean(self, data, **_kwargs):
+        if "label" in data:
+            data["label"] = unicodedata.normalize("NFC", data["label"].strip())
+            if len(data["label"]) > 80:  # NFC may lengthen a few scripts' text
+                raise ValidationError("Longer than 80 characters in Unicode NFC.", "label")
+        return data
+
+
+class CredentialSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The public id of the link or phone."})
+    kind = fields.String(required=True, validate=validate.OneOf(["link", "phone"]), metadata={
+        "description": "'link': a table link, whose code a phone opens once to join; 'phone': the key of "
+                       "one phone that joined (or started the game on the pages)."})
+    label = fields.String(required=True, allow_none=True)
+    parent = fields.String(required=True, allow_none=True, metadata={
+        "description": "For a phone, the link it joined through; for a link, the phone whose share page "
+                       "made it; null when the game's token made it (or the phone started the game)."})
+    created_at = fields.DateTime(required=True)
+    last_used_at = fields.DateTime(required=True, allow_none=True, metadata={
+        "description": "A link's last join, a phone's last write (to the minute)."})
+    revoked = fields.Boolean(required=True)
+    revoked_at = fields.DateTime(required=True, allow_none=True)
+
+
+class CreatedLinkSchema(CredentialSchema):
+    code = fields.String(required=True, metadata={
+        "description": "Shown once: the link's code, '<id>.<secret>'. Give it (in `url`) only to a phone at "
+                       "the table."})
+    url = fields.String(required=True, metadata={
+        "description": "The table link, '/g/{game_id}/join#<code>': the code is in the fragment, which "
+                       "browsers never send to the server; the page posts it once and forgets it."})
+
+
+class CredentialListSchema(Schema):
+    links = fields.List(fields.Nested(CredentialSchema), required=True, metadata={
+        "description": "Every link and phone of the game, the ones in use first; never a secret."})
+
+
+class RotatedTokenSchema(Schema):
+    id = fields.String(required=True)
+    token = fields.String(required=True, metadata={
+        "description": "Shown once: the game's new token. The old one opens nothing from now on."})
 
 
 class ProblemSchema(OpenSchema):

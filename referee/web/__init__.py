@@ -12,9 +12,12 @@ from flask import Flask
 
 def init_app(app: Flask) -> None:
     """Registers the web pages; the API works without them."""
+    from referee.web.session import SessionInterface
     from referee.web.views import bp
 
-    # The table's token lives in Flask's signed session cookie: HttpOnly, SameSite.
+    # A phone's key (never a game's token) lives in Flask's signed session cookie: HttpOnly, SameSite,
+    # and Secure over HTTPS (referee/web/session.py).
+    app.session_interface = SessionInterface()
     app.config["SESSION_COOKIE_HTTPONLY"] = True
     if not app.config.get("SESSION_COOKIE_SAMESITE"):
         app.config["SESSION_COOKIE_SAMESITE"] = "Lax"

@@ -10,7 +10,7 @@ import secrets
 
 import segno
 from flask import (
-    Blueprint, abort, current_app, flash, get_flashed_messages, make_response, redirect,
+    Blueprint, abort, current_app, flash, g, get_flashed_messages, make_response, redirect,
     render_template, request, session, url_for,
 )
 from flask_wtf.csrf import generate_csrf, validate_csrf
@@ -19,7 +19,7 @@ from wtforms import ValidationError
 
 from sqlalchemy.exc import DBAPIError
 
-from referee import store
+from referee import links, store
 from referee.models import db
 from referee.api.limits import limit_game_creation
 from referee.rules import ENGINES
@@ -30,7 +30,7 @@ from referee.web.games import FormError, allowed_players, allowed_values, pretty
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static/web")
 
-MAX_TABLES = 30  # tokens kept in one cookie (the most recent games)
+MAX_TABLES = 30  # phone keys kept in one cookie (the most recent games)
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
        "frame-ancestors 'none'")
@@ -120,32 +120,93 @@ def _rule_error(error: RuleError):
     return _error_page(422, error.title, error.detail, error.rule)
 
 
+def _not_at_the_table(detail: str):
+    if g.get("key_revoked"):
+        return _error_page(403, "This phone's key was revoked", "It can follow the game, not enter moves. "
+                           "Ask the table for a fresh table link.")
+    return _error_page(403, "This phone follows the game", detail)
+
+
 def _error_page(status: int, title: str, detail: str, rule: str | None = None):
     return make_response(render_template("error.html", title=title, detail=detail, rule=rule), status)
 
 
 def _tables() -> dict:
+    """``{game id: this phone's key}`` from the signed cookie. A key is ``"<id>.<secret>"``, a
+    credential of its own that the game's token or another phone can revoke; never the game's token."""
     tables = session.get("tables")
     return tables if isinstance(tables, dict) else {}
 
 
-def _remember(game_id: str, token: str) -> None:
+def _remember(game_id: str, key: str) -> None:
     tables = {k: v for k, v in _tables().items() if k != game_id}
-    tables[game_id] = token
+    tables[game_id] = key
     session["tables"] = dict(list(tables.items())[-MAX_TABLES:])
     session.permanent = True
 
 
-def table_token(game) -> str | None:
-    """The game's token when this phone holds it (from the signed cookie), else None."""
-    token = _tables().get(game.id)
-    if not token:
+def _drop(game_id: str) -> None:
+    tables = _tables()
+    if game_id in tables:
+        session["tables"] = {k: v for k, v in tables.items() if k != game_id}
+
+
+def table_key(game) -> str | None:
+    """This phone's key to the game when it still opens it (valid, not revoked), else None. A key that
+    no longer opens the game leaves the cookie, and the page says why (``g.key_revoked``)."""
+    key = _tables().get(game.id)
+    if not key:
         return None
+    if isinstance(key, str) and store.split_credential(key) is None:
+        return _from_token(game, key)
+    if not isinstance(key, str) or links.phone_of(game, key) is None:
+        _drop(game.id)
+        g.key_revoked = True
+        return None
+    return key
+
+
+def _from_token(game, token: str) -> str | None:
+    """Before table links the cookie held the game's token: it is exchanged, once, for a phone key,
+    and leaves the cookie."""
     try:
-        store.check_token(game, token)
+        key = links.from_token(game.id, token, f"{device_label(request.user_agent.string)} (before table links)")
     except store.StoreError:
+        _drop(game.id)
+        g.key_revoked = True
         return None
-    return token
+    _remember(game.id, key)
+    return key
+
+
+_DEVICES = [("iPhone", "iPhone"), ("iPad", "iPad"), ("Android", "Android"), ("CrOS", "ChromeOS"),
+            ("Windows", "Windows"), ("Macintosh", "Mac"), ("Linux", "Linux")]
+_BROWSERS = [("Edg", "Edge"), ("OPR/", "Opera"), ("SamsungBrowser", "Samsung Internet"), ("Firefox/", "Firefox"),
+             ("FxiOS", "Firefox"), ("CriOS", "Chrome"), ("Chrome/", "Chrome"), ("Safari/", "Safari")]
+
+
+def device_label(user_agent: str | None) -> str:
+    """A phone's label in the lists: its browser and system, from a fixed vocabulary (never the raw
+    User-Agent)."""
+    agent = user_agent or ""
+    device = next((name for mark, name in _DEVICES if mark in agent), None)
+    browser = next((name for mark, name in _BROWSERS if mark in agent), None)
+    if device and browser:
+        return f"{browser} on {device}"
+    return device or browser or "A browser"
+
+
+def _join_url(game_id: str, code: str) -> str:
+    """The table link: the code rides in the fragment, which the browser never sends to the server."""
+    return url_for(".join", game_id=game_id, _external=True) + "#" + code
+
+
+def _code_from(raw: str) -> str | None:
+    """The code from the join form: the code itself, or the whole table link pasted."""
+    text = raw.strip()[:500]
+    if "#" in text:
+        text = text.rsplit("#", 1)[1].strip()
+    return text if store.split_credential(text) else None
 
 
 def _engine(name: str):
@@ -209,49 +270,111 @@ def new_game(name):
             if raw:
                 options[key] = ui.option_value(engine.OPTIONS[key], raw)
         try:
-            game, token = store.create_game(name, players, options)
+            game, key = links.start_game(name, players, options,
+                                         f"Started the game ({device_label(request.user_agent.string)})")
         except RuleError as exc:
             error = exc
         else:
-            _remember(game.id, token)
+            _remember(game.id, key)
             flash("Game started. Share it with the links below.", "info")
             return redirect(url_for(".share", game_id=game.id))
     status = 422 if error else 200
     return render_template("new.html", engine=engine, ui=ui, values=values, error=error), status
 
 
-# ---------------------------------------------------------------- share and the table link
+# ---------------------------------------------------------------- share, join, revoke
 
 @bp.get("/g/<game_id>/share")
 def share(game_id):
     game = store.get_game(game_id)
-    token = table_token(game)
+    key = table_key(game)
     follow_url = url_for(".game_page", game_id=game.id, _external=True)
-    table_url = url_for(".join", game_id=game.id, token=token, _external=True) if token else None
+    table_url = link_error = None
+    entries = []
+    if key:
+        try:
+            table_url = _join_url(game.id, links.share_link(game, key))
+        except store.StoreError as exc:
+            if exc.status != 409:
+                raise
+            link_error = exc.detail
+        mine = store.split_credential(key)[0]
+        found = links.credentials_of(game)
+        labels = {c.id: c.label or c.id for c in found}
+        entries = [dict(links.describe(c), mine=c.id == mine, parent_label=labels.get(c.parent_id)) for c in found]
     return render_template("share.html", game=game, engine=_engine(game.game), follow_url=follow_url,
                            follow_qr=_qr_svg(follow_url), table_url=table_url,
-                           table_qr=_qr_svg(table_url) if table_url else None, holder=bool(token))
+                           table_qr=_qr_svg(table_url) if table_url else None, holder=bool(key),
+                           link_error=link_error, entries=entries)
 
 
-@bp.get("/g/<game_id>/table/<token>")
-def join(game_id, token):
-    """The table link: keep the token in the signed cookie, then drop it from the address bar."""
+@bp.route("/g/<game_id>/join", methods=["GET", "POST"])
+def join(game_id):
+    """The table link, ``/g/<id>/join#<code>``: the code stays in the fragment, which never reaches the
+    server; the page's script (static/join.js) posts it here once and takes it out of the address
+    bar. With scripts off, the link can be pasted into the form."""
     game = store.get_game(game_id)
+    holder = table_key(game) is not None
+    if request.method == "GET" or holder:
+        if holder and request.method == "POST":
+            flash("This phone already enters moves for this game.", "info")
+            return redirect(url_for(".game_page", game_id=game.id))
+        return render_template("join.html", game=game, engine=_engine(game.game), holder=holder)
+    code = _code_from(request.form.get("code", ""))
+    if code is None:
+        return render_template("join.html", game=game, engine=_engine(game.game), holder=False,
+                               error="Paste the whole table link, or the code after its #."), 422
     try:
-        store.check_token(game, token)
-    except store.StoreError:
+        key = links.redeem(game.id, code, device_label(request.user_agent.string))
+    except store.StoreError as exc:
+        if exc.status != 403:
+            raise
         return _error_page(403, "This table link does not open this game",
-                           "Ask the table for a fresh link; you can still follow the game.")
-    _remember(game.id, token)
+                           "It may have been revoked. Ask the table for a fresh link; you can still follow "
+                           "the game.")
+    _remember(game.id, key)
     flash("This phone can now enter moves for the table.", "info")
     return redirect(url_for(".game_page", game_id=game.id))
 
 
+@bp.get("/g/<game_id>/table/<path:token>")
+def old_table_link(game_id, token):
+    """Table links once carried the game's token in their path (and so into histories and logs):
+    nothing is taken from them now; the phone follows the game and is told how to join."""
+    flash("This kind of table link is no longer used: ask the table for a fresh one from its Share page. "
+          "Meanwhile this phone follows the game.", "info")
+    return redirect(url_for(".game_page", game_id=game_id))
+
+
+@bp.post("/g/<game_id>/revoke/<credential_id>")
+def revoke(game_id, credential_id):
+    """A phone at the table revokes a table link (with the phones that joined through it) or a phone."""
+    game = store.get_game(game_id)
+    key = table_key(game)
+    if key is None:
+        return _error_page(403, "This phone follows the game", "Only a phone at the table revokes links "
+                           "and phones.")
+    revoked = links.revoke_by_phone(game.id, key, credential_id)
+    if links.phone_of(game, key) is None:  # it revoked itself, or the link it joined through
+        _drop(game.id)
+        flash("This phone now only follows the game.", "info")
+        return redirect(url_for(".game_page", game_id=game.id))
+    names = ", ".join(c.label or c.id for c in revoked)
+    flash(f"Revoked: {names}." if names else "That was already revoked.", "info")
+    return redirect(url_for(".share", game_id=game.id))
+
+
 @bp.post("/g/<game_id>/forget")
 def forget(game_id):
-    tables = _tables()
-    tables.pop(game_id, None)
-    session["tables"] = tables
+    """This phone stops entering moves: its key is revoked on the server (a copy of the cookie opens
+    nothing either) and leaves the cookie."""
+    key = _tables().get(game_id)
+    if isinstance(key, str) and store.split_credential(key):
+        try:
+            links.forget(game_id, key)
+        except store.StoreError:  # no such game: nothing to revoke
+            pass
+    _drop(game_id)
     flash("This phone now only follows the game.", "info")
     return redirect(url_for(".game_page", game_id=game_id))
 
@@ -262,9 +385,10 @@ def forget(game_id):
 def game_page(game_id):
     game = store.get_game(game_id)
     view = store.game_view(game)
-    holder = table_token(game) is not None
+    holder = table_key(game) is not None
     announce = [m for c, m in get_flashed_messages(with_categories=True) if c == "announce"]
-    return render_template("game.html", announce=" ".join(announce), **_page_context(game, view, holder))
+    return render_template("game.html", announce=" ".join(announce), revoked=g.get("key_revoked", False),
+                           **_page_context(game, view, holder))
 
 
 @bp.get("/g/<game_id>/fragment")
@@ -272,18 +396,17 @@ def fragment(game_id):
     """The parts of the game page that change with each move, for the page's poller."""
     game = store.get_game(game_id)
     view = store.game_view(game)
-    holder = table_token(game) is not None
+    holder = table_key(game) is not None
     return render_template("fragment.html", **_page_context(game, view, holder))
 
 
 @bp.post("/g/<game_id>/move")
 def move(game_id):
     game = store.get_game(game_id)
-    token = table_token(game)
-    if token is None:
-        return _error_page(403, "This phone follows the game",
-                           "Only the table enters moves: open the table link shared from the game's "
-                           "share page on the phone that keeps the score.")
+    key = table_key(game)
+    if key is None:
+        return _not_at_the_table("Only the table enters moves: open the table link shared from the game's "
+                                 "share page on the phone that keeps the score.")
     ui = ui_for(game.game)
     view = store.game_view(game)
     back = redirect(url_for(".game_page", game_id=game.id, _anchor="moves"))
@@ -293,9 +416,8 @@ def move(game_id):
     except FormError as exc:
         flash({"detail": str(exc), "rule": None}, "refused")
         return back
-    key = _form_key(request.form.get("idempotency_key", ""))
-    write = store.WriteRequest(game_id=game.id, token=token, if_match=_form_tag(request.form),
-                               idempotency_key=key,
+    write = store.WriteRequest(game_id=game.id, token=None, phone=key, if_match=_form_tag(request.form),
+                               idempotency_key=_form_key(request.form.get("idempotency_key", "")),
                                fingerprint=store.request_fingerprint([request.path, payload]))
     try:
         result = store.apply_move(write, payload)
@@ -315,16 +437,16 @@ def move(game_id):
 @bp.route("/g/<game_id>/undo", methods=["GET", "POST"])
 def undo(game_id):
     game = store.get_game(game_id)
-    token = table_token(game)
-    if token is None:
-        return _error_page(403, "This phone follows the game", "Only the table can undo a move.")
+    key = table_key(game)
+    if key is None:
+        return _not_at_the_table("Only the table can undo a move.")
     ui = ui_for(game.game)
     if request.method == "GET":
         move = store.live_move(game.id, game.version)
         last = ui.describe(move.payload) if move else None
         return render_template("undo.html", game=game, engine=_engine(game.game), last=last,
                                etag=store.entity_tag(game))
-    write = store.WriteRequest(game_id=game.id, token=token, if_match=_form_tag(request.form))
+    write = store.WriteRequest(game_id=game.id, token=None, phone=key, if_match=_form_tag(request.form))
     try:
         result = store.undo(write)
     except store.StoreError as exc:

@@ -28,7 +28,9 @@ def test_openapi_json_is_served(client, app):
 def test_every_route_is_documented(app):
     paths = served_spec(app)["paths"]
     for expected in ("/api/v1/games", "/api/v1/games/{game_id}", "/api/v1/games/{game_id}/moves",
-                     "/api/v1/games/{game_id}/undo", "/api/v1/rules/{game}"):
+                     "/api/v1/games/{game_id}/undo", "/api/v1/games/{game_id}/links",
+                     "/api/v1/games/{game_id}/links/{link_id}", "/api/v1/games/{game_id}/token",
+                     "/api/v1/rules/{game}"):
         assert expected in paths
     for name, engine in ENGINES.items():
         for verdict in engine.JUDGES:

@@ -71,7 +71,8 @@ class Gunicorn:
 
         env = dict(os.environ, DATABASE_URL=self.database_url, PORT=str(self.port),
                    WEB_CONCURRENCY=str(self.workers_wanted), SECRET_KEY="test", RATELIMIT_ENABLED="0",
-                   LOG_LEVEL="warning", AUTO_MIGRATE="0", **self.env)
+                   LOG_LEVEL="warning", AUTO_MIGRATE="0")
+        env.update(self.env)  # a test's own settings win (RATELIMIT_ENABLED="1", say)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}",
              "--access-logfile", "/dev/null", "wsgi:app"],

@@ -27,15 +27,14 @@ def test_an_undo_and_a_different_move_never_repeat_an_etag(client, api):
     assert same.status_code == 304
 
 
-def test_the_page_writes_only_on_the_table_it_showed(app, api):
+def test_the_page_writes_only_on_the_table_it_showed(table_client, api):
     """The phone's forms carry the ETag of the table they showed: after someone else's undo and
     different move, a form from the old page is refused, not applied."""
     import re
 
     game = api.create("ninety-nine", ["Ann", "Bob", "Cid"])
     api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
-    table = app.test_client()
-    table.get(f"/g/{game['id']}/table/{game['token']}")
+    table = table_client(game)
     html = table.get(f"/g/{game['id']}").get_data(as_text=True)
     tag = re.search(r'name="version" value="([^"]+)"', html).group(1)
     token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)

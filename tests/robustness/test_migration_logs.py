@@ -11,7 +11,7 @@ from referee import create_app
 def test_migrations_log_json_lines_on_stdout_and_silence_no_logger(tmp_path, capsys):
     before = logging.getLogger("gunicorn.error")
     create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path}/fresh.sqlite3", "AUTO_MIGRATE": True,
-                "TESTING": True, "SECRET_KEY": "x"})
+                "TESTING": True, "SECRET_KEY": "x", "RATELIMIT_ENABLED": False})
     captured = capsys.readouterr()
     lines = [json.loads(line) for line in captured.out.splitlines() if line.strip()]
     upgrades = [line for line in lines if line["logger"].startswith("alembic")]

@@ -17,12 +17,6 @@ def csrf(client, path: str) -> str:
     return re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
 
 
-def table_for(app, game):
-    table = app.test_client()
-    table.get(f"/g/{game['id']}/table/{game['token']}")
-    return table
-
-
 def test_a_key_named_twice_in_a_json_body_is_a_400(client, api):
     game = api.create("ninety-nine", ["Ann", "Bob"])
     body = '{"type": "play", "player": "Bob", "player": "Ann", "card": "5H"}'
@@ -43,7 +37,7 @@ def test_odd_numbers_in_the_start_form_are_refused_not_a_crash(client, odd):
 
 
 @pytest.mark.parametrize("odd", ODD_NUMBERS)
-def test_odd_numbers_in_move_forms_are_refused_not_a_crash(app, api, odd):
+def test_odd_numbers_in_move_forms_are_refused_not_a_crash(table_client, api, odd):
     cases = [("xix", ["Ann", "Bob"], None, {"type": "play", "player": "Ann", "card": odd, "from": "closed"}),
              ("sixty-nine", ["Ann", "Bob", "Cid"], {"type": "deal", "dealer": "Cid", "flip": "5A"},
               {"type": "play", "player": "Ann", "set": odd, "cards": "5B"}),
@@ -55,7 +49,7 @@ def test_odd_numbers_in_move_forms_are_refused_not_a_crash(app, api, odd):
         if first:
             api.move(game, first)
         version = api.state(game)["version"]
-        table = table_for(app, game)
+        table = table_client(game)
         token = csrf(table, f"/g/{game['id']}")
         for data in ({**form, "csrf_token": token}, {**form, "csrf_token": token, "version": odd}):
             response = table.post(f"/g/{game['id']}/move", data=data)
@@ -63,9 +57,9 @@ def test_odd_numbers_in_move_forms_are_refused_not_a_crash(app, api, odd):
         assert api.state(game)["version"] == version
 
 
-def test_a_deep_array_in_the_json_box_and_a_nul_in_the_form_key_are_no_crash(app, api):
+def test_a_deep_array_in_the_json_box_and_a_nul_in_the_form_key_are_no_crash(table_client, api):
     game = api.create("ninety-nine", ["Ann", "Bob"])
-    table = table_for(app, game)
+    table = table_client(game)
     token = csrf(table, f"/g/{game['id']}")
     deep = "[" * 3000 + "]" * 3000
     response = table.post(f"/g/{game['id']}/move", data={"csrf_token": token, "type": "json", "json": deep})

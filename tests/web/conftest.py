@@ -38,6 +38,7 @@ class Phone:
 
     def __init__(self, browser, base: str, viewport=PHONE, scripts=True):
         self.base = base
+        self.scripts = scripts
         self.context = browser.new_context(viewport=viewport, base_url=base, java_script_enabled=scripts)
         self.context.set_default_timeout(15000)  # a loaded CI machine is slow, not wrong
         self.page = self.context.new_page()

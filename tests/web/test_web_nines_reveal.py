@@ -9,7 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
 from test_nines_http import ANN_FILL, BOB_GRID, CY_GRID, DEAL, PLAYERS, turn  # noqa: E402
 
 
-def test_every_other_grid_in_one_form(app, api):
+def test_every_other_grid_in_one_form(table_client, api):
     game = api.create("nines", PLAYERS)
     api.move(game, DEAL)
     others = iter(["9H", "9S", "10H", "10S", "JH", "JS", "QC", "QD", "10C", "10D"])
@@ -18,8 +18,7 @@ def test_every_other_grid_in_one_form(app, api):
         if i < len(ANN_FILL) - 1:
             api.move(game, turn("Bob", "stock", next(others)))
             api.move(game, turn("Cy", "stock", next(others)))
-    table = app.test_client()
-    table.get(f"/g/{game['id']}/table/{game['token']}")
+    table = table_client(game)
     html = table.get(f"/g/{game['id']}").get_data(as_text=True)
     assert 'id="reveal-all-form"' in html
     form = html[html.index('id="reveal-all-form"'):]
@@ -36,7 +35,7 @@ def test_every_other_grid_in_one_form(app, api):
     assert "Every other grid turned face up" in log
 
 
-def test_a_move_without_a_form_of_its_own_gets_one_from_its_declaration(app, api, monkeypatch):
+def test_a_move_without_a_form_of_its_own_gets_one_from_its_declaration(table_client, api, monkeypatch):
     """A game's own template renders the moves it names (``own_forms``); any other move that
     ``allowed`` lists is offered with a form built from its declaration."""
     from referee.rules import ENGINES
@@ -45,8 +44,7 @@ def test_a_move_without_a_form_of_its_own_gets_one_from_its_declaration(app, api
     for name, engine in ENGINES.items():
         assert ui_for(name).own_forms <= set(engine.MOVES), name
     game = api.create("nines", PLAYERS)
-    table = app.test_client()
-    table.get(f"/g/{game['id']}/table/{game['token']}")
+    table = table_client(game)
     html = table.get(f"/g/{game['id']}").get_data(as_text=True)
     assert 'id="other-moves"' not in html                      # every allowed move has its form
     monkeypatch.setattr(type(ui_for("nines")), "own_forms", frozenset({"deal", "turn"}))

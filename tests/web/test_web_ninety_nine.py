@@ -7,6 +7,8 @@ import pytest
 import requests
 from playwright.sync_api import expect
 
+from web_helpers import join, make_link, open_link
+
 pytestmark = pytest.mark.browser
 
 
@@ -50,7 +52,7 @@ def test_start_play_refuse_undo_and_look_back(phone):
     # the share page: a follower link with its QR code and, for the table, the table link
     assert page.locator(".qr svg").count() >= 1
     follow = page.locator("#follow-link").get_attribute("href")
-    assert "/table/" not in follow
+    assert "/join" not in follow and "#" not in follow
     page.get_by_role("link", name="Go to the game").click()
     assert page.locator("#total").inner_text() == "0"
     assert page.locator(".facts .turn").inner_text() == "Ann"
@@ -96,7 +98,7 @@ def test_round_breakdown_chart_and_winner(phone, live_server):
                  ("Ann", "QD"), ("Bob", "QC"), ("Ann", "JS"), ("Ann", "5S")]
     for player, card in round_one:
         api_move(live_server, game, {"type": "play", "player": player, "card": card})
-    phone.goto(f"/g/{game['id']}/table/{game['token']}")
+    join(phone, game)
     page = phone.page
     play(page, "4", "S")  # Bob: 95 -> 99 wins the round, Ann loses two tokens
     expect(page.locator("#announcer")).to_contain_text("wins the round")
@@ -131,19 +133,21 @@ def test_follower_sees_moves_without_reload(phones, live_server):
 def test_table_link_sets_cookie_and_followers_cannot_post(phones, live_server):
     game = create_via_api(live_server, "ninety-nine", ["Ann", "Bob"])
     table = phones()
-    response = table.goto(f"/g/{game['id']}/table/{game['token']}")
-    assert response.ok
+    link = make_link(live_server, game)
+    secret = link["code"].split(".")[1]
+    open_link(table, link["url"], game["id"])
     assert table.page.url == f"{live_server}/g/{game['id']}"
-    assert game["token"] not in table.page.content()
+    assert game["token"] not in table.page.content() and secret not in table.page.content()
     cookie = [c for c in table.context.cookies() if c["name"] == "session"][0]
     assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+    assert not cookie["secure"]  # plain http: a Secure cookie would never come back
     assert table.page.locator("#play-form").count() == 1
 
     follower = phones()
     follower.goto(f"/g/{game['id']}/share")
     assert follower.page.locator("#table-link").count() == 0
     html = follower.page.content()
-    assert game["token"] not in html
+    assert game["token"] not in html and secret not in html
     follower.goto(f"/g/{game['id']}")
     assert follower.page.locator("#play-form").count() == 0
     assert game["token"] not in follower.page.content()
@@ -157,7 +161,7 @@ def test_table_link_sets_cookie_and_followers_cannot_post(phones, live_server):
 def test_keyboard_shortcuts(phone, live_server):
     game = create_via_api(live_server, "ninety-nine", ["Ann", "Bob", "Cid"])
     api_move(live_server, game, {"type": "play", "player": "Ann", "card": "5S"})
-    phone.goto(f"/g/{game['id']}/table/{game['token']}")
+    join(phone, game)
     page = phone.page
     announcer = page.locator("#announcer")
     page.keyboard.press("c")
@@ -183,7 +187,14 @@ def test_phone_layout_at_360px(phones, live_server):
     phone = phones({"width": 360, "height": 740})
     page = phone.page
     for path in ["/", "/new/ninety-nine", f"/g/{game['id']}/share", f"/g/{game['id']}/log",
-                 f"/g/{game['id']}/table/{game['token']}"]:
+                 f"/g/{game['id']}/join", None]:
+        if path is None:
+            join(phone, game)  # the table's own page, then its share page with links and phones
+            for own in (f"/g/{game['id']}/share", f"/g/{game['id']}"):
+                phone.goto(own)
+                width = page.evaluate("document.documentElement.scrollWidth")
+                assert width <= 360, (own, width)
+            continue
         phone.goto(path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, (path, width)
@@ -206,7 +217,7 @@ def test_phone_layout_at_360px(phones, live_server):
 def test_forms_work_with_scripts_off(phones, live_server):
     game = create_via_api(live_server, "ninety-nine", ["Ann", "Bob"])
     phone = phones(scripts=False)
-    phone.goto(f"/g/{game['id']}/table/{game['token']}")
+    join(phone, game)
     page = phone.page
     # without the script both value groups show; the engine still decides
     assert page.locator("fieldset[data-rank='A']").is_visible()

@@ -80,20 +80,32 @@ def test_follower_cannot_post_and_never_sees_the_token(app, api):
     assert response.status_code == 403
 
 
-def test_table_link_stores_the_token_and_redirects_without_it(app, api):
+def test_table_link_joins_with_a_key_of_its_own(app, api, join_table):
     game = api.create("ninety-nine", ["Ann", "Bob"])
     table = app.test_client()
-    response = table.get(f"/g/{game['id']}/table/{game['token']}")
-    assert response.status_code == 302
-    assert response.headers["Location"] == f"/g/{game['id']}"
-    cookie = response.headers["Set-Cookie"]
-    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    html = table.get(f"/g/{game['id']}/join").get_data(as_text=True)
+    assert 'src="/static/web/join.js"' in html and 'id="join-form"' in html and "<script>" not in html
+    link = join_table(table, game)
+    cookie = table.get_cookie("session")
+    assert cookie.http_only and cookie.same_site == "Lax"
     html = table.get(f"/g/{game['id']}").get_data(as_text=True)
     assert 'id="play-form"' in html and game["token"] not in html
-    # the share page shows the table link (with its QR code) only to the table
+    # the share page shows this phone's own table link (with its QR code) only to the table
     share = table.get(f"/g/{game['id']}/share").get_data(as_text=True)
-    assert f"/table/{game['token']}" in share and share.count("<svg") == 2
-    assert table.get(f"/g/{game['id']}/table/wrong-token").status_code == 403
+    url = re.search(r'id="table-link" href="([^"]+)"', share).group(1)
+    assert re.fullmatch(rf"http://localhost/g/{game['id']}/join#[\w-]+\.[\w-]+", url) and share.count("<svg") == 2
+    assert url.split("#")[1] != link["code"]  # a link of this phone's own, not the one it came through
+    assert table.get(f"/g/{game['id']}/share").get_data(as_text=True).count(url) == 2  # shown again, not remade
+
+
+def test_the_old_table_link_stores_nothing(app, api):
+    """Links that carried the game's token in their path are answered without taking anything from them."""
+    game = api.create("ninety-nine", ["Ann", "Bob"])
+    phone = app.test_client()
+    response = phone.get(f"/g/{game['id']}/table/{game['token']}")
+    assert response.status_code == 302 and response.headers["Location"] == f"/g/{game['id']}"
+    html = phone.get(f"/g/{game['id']}").get_data(as_text=True)
+    assert 'id="play-form"' not in html and "no longer used" in html
 
 
 def test_names_are_escaped(client):

@@ -1,0 +1,38 @@
+"""The pages' session cookie: Flask's signed cookie, Secure whenever the request came over HTTPS.
+
+It holds a phone's own key to a game (``"<id>.<secret>"``, revocable, see ``referee.links``) and the
+CSRF secret; never a game's token. ``SESSION_COOKIE_SECURE`` is ``"auto"`` by default: the cookie is
+Secure when the request is HTTPS, that is when it came over TLS, when a trusted proxy said so
+(``TRUSTED_PROXIES``: Werkzeug's ProxyFix applies ``X-Forwarded-Proto``), or when any proxy says so in
+``X-Forwarded-Proto`` or ``Forwarded`` (heeded even from an untrusted proxy: it can only make the cookie
+stricter, and a page's own script cannot set these headers). ``True`` or ``False`` force it.
+"""
+from __future__ import annotations
+
+import re
+
+from flask import Flask, has_request_context, request
+from flask.sessions import SecureCookieSessionInterface
+
+from referee.config import cookie_secure
+
+_FORWARDED_HTTPS = re.compile(r"(?:^|[;,\s])proto=\"?https\"?(?:$|[;,\s])", re.IGNORECASE)
+
+
+def came_over_https() -> bool:
+    if request.is_secure:
+        return True
+    proto = request.headers.get("X-Forwarded-Proto", "")
+    if proto.split(",")[0].strip().lower() == "https":
+        return True
+    return bool(_FORWARDED_HTTPS.search(request.headers.get("Forwarded", "")))
+
+
+class SessionInterface(SecureCookieSessionInterface):
+    def get_cookie_secure(self, app: Flask) -> bool:
+        setting = app.config.get("SESSION_COOKIE_SECURE", "auto")
+        if isinstance(setting, str):
+            setting = cookie_secure(setting)
+        if isinstance(setting, bool):
+            return setting
+        return has_request_context() and came_over_https()
