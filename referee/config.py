@@ -40,6 +40,8 @@ def from_environment(instance_path: str) -> dict:
         "DB_TIMEOUT_SECONDS": int(os.environ.get("DB_TIMEOUT_SECONDS", 10)),
         # How long an Idempotency-Key's first answer is kept for retries.
         "IDEMPOTENCY_TTL_HOURS": float(os.environ.get("IDEMPOTENCY_TTL_HOURS", 24)),
+        # a live event stream ends after this long; the client reconnects with Last-Event-ID
+        "EVENTS_MAX_SECONDS": float(os.environ.get("EVENTS_MAX_SECONDS", 300)),
         # The pages' cookie (a phone's key) is Secure on every request that came over HTTPS ("auto"),
         # or always (1), or never (0); see referee.web.session.
         "SESSION_COOKIE_SECURE": cookie_secure(os.environ.get("SESSION_COOKIE_SECURE", "auto")),

@@ -30,7 +30,7 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import delete, select, update
 
-from referee import metrics
+from referee import events, metrics
 from referee.models import Credential, Game, IdempotencyRecord, Move, _now, db, new_game_id
 from referee.names import refuse_confusable
 from referee.rules import get_engine
@@ -373,8 +373,21 @@ def _locked_write(request: WriteRequest, change, status: int, check=None) -> Wri
         raise
 
 
+def _announce(game: Game, kind: str, announced: list) -> None:
+    """Tell the game's followers about this write: on PostgreSQL a NOTIFY in the transaction now,
+    and this process's own followers once it is committed (``_tell``)."""
+    change = events.Change(game.id, game.revision, game.version, kind)
+    events.notify_in_transaction(db.session, change)
+    announced.append(change)
+
+
+def _tell(result: WriteResult, announced: list) -> None:
+    if announced and not result.replayed:
+        events.committed(announced[-1])
+
+
 def apply_move(request: WriteRequest, move: Any) -> WriteResult:
-    applied = []
+    applied, announced = [], []
 
     def change(game: Game) -> dict:
         engine = engine_for(game.game)
@@ -386,6 +399,7 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
         checkpoint = state if game.version % CHECKPOINT_EVERY == 0 else None
         db.session.add(Move(game_id=game.id, seq=seq, version=game.version, payload=move,
                             idempotency_key=request.idempotency_key, checkpoint=checkpoint))
+        _announce(game, "move", announced)
         return _save_state(game, state)
 
     def well_formed(game: Game) -> None:
@@ -394,10 +408,13 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
     result = _write(request, change, 201, well_formed)
     if applied and not result.replayed:  # committed: count it
         metrics.MOVES.labels(applied[0]).inc()
+    _tell(result, announced)
     return result
 
 
 def undo(request: WriteRequest) -> WriteResult:
+    announced = []
+
     def change(game: Game) -> dict:
         last = live_move(game.id, game.version)
         if last is None:
@@ -406,9 +423,12 @@ def undo(request: WriteRequest) -> WriteResult:
         db.session.flush()
         game.version -= 1
         game.revision += 1
+        _announce(game, "undo", announced)
         return _save_state(game, replay(game))
 
-    return _write(request, change, 200)
+    result = _write(request, change, 200)
+    _tell(result, announced)
+    return result
 
 
 def _save_state(game: Game, state: dict) -> dict:

@@ -9,7 +9,7 @@ from flask_smorest import Api
 from sqlalchemy import text
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
-from referee.api import declared, errors, games, judge, limits, links, rules_info
+from referee.api import declared, errors, events, games, judge, limits, links, rules_info
 from referee.api.schemas import GameSchema, ProblemSchema
 from referee.models import db
 
@@ -115,7 +115,7 @@ def init_app(app: Flask) -> None:
     api.spec.components.schema("Game", schema=GameSchema)  # what every game's state shares
     for name, schema in declared.components().items():
         api.spec.components.schema(name, schema)
-    for blueprint in (games.blp, links.blp, judge.blueprint(), rules_info.blp):
+    for blueprint in (games.blp, events.blp, links.blp, judge.blueprint(), rules_info.blp):
         api.register_blueprint(blueprint)
     errors.register(app)
     app.before_request(_json_body)

@@ -24,11 +24,12 @@ from referee.models import db
 from referee.api.limits import limit_game_creation
 from referee.rules import ENGINES
 from referee.rules.base import RuleError
-from referee.web import chart
+from referee.web import chart, rules_pages
 from referee.web.games import FormError, allowed_players, allowed_values, pretty, ui_for
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
                static_url_path="/static/web")
+bp.add_app_template_global(rules_pages.ruling, "ruling")  # a ruling badge: a link to its text
 
 MAX_TABLES = 30  # phone keys kept in one cookie (the most recent games)
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -480,3 +481,24 @@ def at(game_id, upto):
     return render_template("at.html", upto=upto, last=last,
                            **_page_context(game, view, holder=False, live=False))
 
+
+# ---------------------------------------------------------------- the rules
+
+@bp.get("/rules")
+def rules_index():
+    """The rulings for every game (docs/rules/README.md) and a link to each game's rules."""
+    doc = rules_pages.document(None)
+    unlisted = [name for name in usable_engines() if not doc or name not in doc.pages]
+    return render_template("rules.html", doc=doc, engine=None, unlisted=unlisted)
+
+
+@bp.get("/rules/<game>")
+def rules_page(game):
+    """A game's rules document with an anchor on each ruling; the engine's rulings it lacks follow."""
+    engine = usable_engines().get(game)
+    if engine is None:
+        return _error_page(404, "No such game", "The referee keeps no rules by that name; the rules "
+                           "page lists every game it keeps.")
+    doc = rules_pages.document(engine.NAME)
+    missing = {rid: text for rid, text in engine.RULINGS.items() if not doc or rid not in doc.rulings}
+    return render_template("rules.html", doc=doc, engine=engine, missing=missing)

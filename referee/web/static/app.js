@@ -184,9 +184,10 @@
     }
   }
 
-  /* Followers (and the table's other phones) see each move within about two seconds:
-     poll the API with If-None-Match, and fetch the server-rendered parts on a change. */
-  function startPolling(game) {
+  /* Followers (and the table's other phones) see each move as it happens: the game's event
+     stream says a write was committed, and the page fetches the server-rendered parts. Without
+     EventSource, or when the stream keeps failing, poll the API with If-None-Match instead. */
+  function startFollowing(game) {
     var version = game.getAttribute("data-version");
     var api = game.getAttribute("data-api");
     var fragmentUrl = game.getAttribute("data-fragment");
@@ -237,7 +238,29 @@
         .catch(function () { /* poor wifi: try again on the next tick */ })
         .then(function () { window.setTimeout(poll, document.hidden ? 5000 : 1200); });
     }
-    window.setTimeout(poll, 1200);
+
+    function stream(url) {
+      var source = new EventSource(url + "?last_event_id=" + encodeURIComponent(game.getAttribute("data-revision")));
+      var failures = 0;
+      function changed(e) {
+        var data = JSON.parse(e.data);
+        if (String(data.etag) !== String(version)) refresh(String(data.etag)).catch(function () {});
+      }
+      ["move", "undo", "sync"].forEach(function (kind) { source.addEventListener(kind, changed); });
+      source.addEventListener("open", function () { failures = 0; game.setAttribute("data-live", "stream"); });
+      source.addEventListener("error", function () {
+        failures += 1;  /* the browser reconnects by itself (with Last-Event-ID); give up after a few */
+        if (source.readyState === EventSource.CLOSED || failures > 3) {
+          source.close();
+          game.setAttribute("data-live", "poll");
+          window.setTimeout(poll, 1200);
+        }
+      });
+    }
+
+    var events = game.getAttribute("data-events");
+    if (events && window.EventSource) stream(events);
+    else { game.setAttribute("data-live", "poll"); window.setTimeout(poll, 1200); }
   }
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -267,6 +290,6 @@
     var refused = document.getElementById("refused");
     if (refused) refused.focus();
     var game = document.getElementById("game");
-    if (game && game.getAttribute("data-api")) startPolling(game);
+    if (game && game.getAttribute("data-api")) startFollowing(game);
   });
 })();
