@@ -24,7 +24,7 @@ from referee.models import db
 from referee.api.limits import limit_game_creation
 from referee.rules import ENGINES
 from referee.rules.base import RuleError
-from referee.web import chart, rules_pages
+from referee.web import chart, check, rules_pages
 from referee.web.games import FormError, allowed_players, allowed_values, pretty, ui_for
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
@@ -502,3 +502,72 @@ def rules_page(game):
     doc = rules_pages.document(engine.NAME)
     missing = {rid: text for rid, text in engine.RULINGS.items() if not doc or rid not in doc.rulings}
     return render_template("rules.html", doc=doc, engine=engine, missing=missing)
+
+
+# ---------------------------------------------------------------- settle a dispute
+
+@bp.get("/check")
+def check_index():
+    """Every game's verdicts, with or without a game at the table."""
+    return render_template("check.html", engine=None)
+
+
+def _check_game(engine):
+    """The game of ``?game=<id>`` that fills the forms (a game of this engine), its view, and a note
+    when the id opens no such game."""
+    game_id = request.args.get("game", "")
+    if not game_id:
+        return None, None, None
+    try:
+        game = store.get_game(game_id)
+    except store.StoreError:
+        return None, None, "No game has that id: the forms are not filled from a game."
+    if game.game != engine.NAME:
+        return None, None, "That game is not of this kind: the forms are not filled from it."
+    return game, store.game_view(game), None
+
+
+def _check_page(engine, status=200, **answer):
+    game, view, note = _check_game(engine)
+    forms = []
+    for verdict, judge in engine.JUDGES.items():
+        values = check.defaults(judge, view)
+        if answer.get("verdict") == verdict:
+            values = answer.get("values", values)
+        forms.append({"verdict": verdict, "summary": judge.summary, "fields": check.fields(judge),
+                      "values": values})
+    return render_template("check.html", engine=engine, forms=forms, game=game, note=note, **answer), status
+
+
+@bp.get("/check/<game>")
+def check_game(game):
+    return _check_page(_engine(game))
+
+
+@bp.post("/check/<game>/<verdict>")
+def check_verdict(game, verdict):
+    engine = _engine(game)
+    judge = engine.JUDGES.get(verdict)
+    if judge is None:
+        abort(404)
+    values = {spec["name"]: request.form.get(spec["name"], "")[:check.MAX_FIELD] for spec in check.fields(judge)}
+    context = {"verdict": verdict, "values": values}
+    try:
+        body = check.body_from(judge, request.form)
+    except check.CheckFormError as exc:
+        return _check_page(engine, 400, refusal={"detail": str(exc), "rule": None}, **context)
+    try:
+        result = judge.fn(body)
+    except RuleError as exc:
+        refusal = {"detail": exc.detail, "rule": exc.rule,
+                   "rulings": check.summaries([exc.rule] if exc.rule else [], engine, _general_rulings())}
+        return _check_page(engine, 422, refusal=refusal, **context)
+    ids = check.cited(result)
+    ids += [rid for rid in check.verdict_rulings(judge, engine) if rid not in ids]
+    rulings = check.summaries(ids, engine, _general_rulings())
+    return _check_page(engine, 200, result=result, rulings=rulings, **context)
+
+
+def _general_rulings() -> dict:
+    doc = rules_pages.document(None)
+    return doc.rulings if doc else {}

@@ -4,6 +4,94 @@
   "use strict";
   document.documentElement.classList.add("js");
 
+  /* What this phone remembers (colours, keeping the screen on); storage may be off: then nothing is. */
+  function remembered(key) {
+    try { return window.localStorage.getItem(key); } catch (e) { return null; }
+  }
+  function remember(key, value) {
+    try { window.localStorage.setItem(key, value); } catch (e) { /* private mode: not remembered */ }
+  }
+
+  /* Colours: "auto" follows the phone (prefers-color-scheme, in app.css); light or dark is set on
+     <html> as data-theme. Applied as soon as the script runs, before the page is shown. */
+  var THEME_KEY = "referee.theme";
+  function applyTheme(theme) {
+    if (theme === "light" || theme === "dark") document.documentElement.setAttribute("data-theme", theme);
+    else document.documentElement.removeAttribute("data-theme");
+  }
+  applyTheme(remembered(THEME_KEY));
+
+  function initThemeSwitch() {
+    var select = document.getElementById("theme");
+    if (!select) return;
+    var theme = remembered(THEME_KEY);
+    select.value = theme === "light" || theme === "dark" ? theme : "auto";
+    select.hidden = false;
+    select.addEventListener("change", function () {
+      remember(THEME_KEY, select.value);
+      applyTheme(select.value);
+    });
+  }
+
+  /* Keeping the screen on while a game page is open (Screen Wake Lock API), unless switched off.
+     The browser drops the lock when the page is hidden: it is asked for again on return. */
+  var WAKE_KEY = "referee.wake";
+  function initWakeLock() {
+    var box = document.getElementById("wake");
+    var input = document.getElementById("wake-switch");
+    if (!box || !input || !document.getElementById("game")) return;
+    if (!("wakeLock" in navigator) || !navigator.wakeLock || typeof navigator.wakeLock.request !== "function") return;
+    var lock = null;
+    var asking = false;
+    input.checked = remembered(WAKE_KEY) !== "off";
+    box.hidden = false;
+
+    function state(value) { box.setAttribute("data-wake", value); }
+
+    function release() {
+      var held = lock;
+      lock = null;
+      if (held) {
+        try { Promise.resolve(held.release()).catch(function () {}); } catch (e) { /* already gone */ }
+      }
+      state("off");
+    }
+
+    function request() {
+      if (!input.checked || lock || asking || document.visibilityState !== "visible") return;
+      asking = true;
+      var asked;
+      try { asked = Promise.resolve(navigator.wakeLock.request("screen")); }
+      catch (e) { asked = Promise.reject(e); }
+      asked.then(function (sentinel) {
+        asking = false;
+        if (!input.checked) {  /* switched off while asking */
+          try { Promise.resolve(sentinel.release()).catch(function () {}); } catch (e) { /* gone */ }
+          return;
+        }
+        lock = sentinel;
+        state("on");
+        if (sentinel && sentinel.addEventListener) {
+          sentinel.addEventListener("release", function () {
+            if (lock === sentinel) { lock = null; state("released"); }
+          });
+        }
+      }, function () {
+        asking = false;  /* refused (battery saver, not allowed): the screen sleeps as usual */
+        state("refused");
+      });
+    }
+
+    input.addEventListener("change", function () {
+      remember(WAKE_KEY, input.checked ? "on" : "off");
+      if (input.checked) request(); else release();
+    });
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "visible") request();
+    });
+    request();
+  }
+
   var announcer = null;
   function announce(text) {
     if (!announcer || !text) return;
@@ -264,6 +352,8 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
+    initThemeSwitch();
+    initWakeLock();
     announcer = document.getElementById("announcer");
     if (announcer && announcer.getAttribute("data-announce")) {
       announce(announcer.getAttribute("data-announce"));
