@@ -3,9 +3,11 @@ in a small SQLite file, so that every process on the machine (each gunicorn work
 one budget. ``memory://`` counts per process: two workers would allow twice the limit.
 
 ``RATELIMIT_STORAGE_URI=sqlite:////absolute/path/ratelimit.sqlite3`` (three slashes and a relative
-path, four and an absolute one, as in ``DATABASE_URL``); ``?timeout=0.25`` sets how long, in seconds,
-a process waits for another's write lock before the call fails (default 0.25: a gevent worker blocks
-while it waits, and a write holds the lock for microseconds). Several machines need a shared server
+path, four and an absolute one, as in ``DATABASE_URL``); ``?timeout=2`` sets how long, in seconds,
+a process waits for another's write lock before the call fails (default 2; a write holds the lock for
+microseconds, but a busy machine may not run its holder at once). The wait is cooperative: SQLite
+answers "locked" at once and the storage tries again every few milliseconds with ``time.sleep``,
+which lets a gevent worker serve other requests meanwhile. Several machines need a shared server
 instead: ``redis://``.
 
 One table, ``counters(key, count, expiry)``; a hit is one short write transaction (``BEGIN
@@ -49,6 +51,11 @@ _UPSERT = ("INSERT INTO counters (key, count, expiry) VALUES (:key, :amount, :no
            "expiry = CASE WHEN counters.expiry <= :now THEN excluded.expiry ELSE counters.expiry END")
 
 
+def _busy(error: sqlite3.OperationalError) -> bool:
+    """The file is locked by another connection (SQLITE_BUSY or SQLITE_LOCKED)."""
+    return getattr(error, "sqlite_errorcode", None) in (5, 6) or "locked" in str(error)
+
+
 def path_from_uri(uri: str) -> str:
     """``sqlite:///relative/file`` or ``sqlite:////absolute/file`` -> the file's path."""
     parsed = urllib.parse.urlparse(uri)
@@ -70,7 +77,7 @@ class SQLiteStorage(Storage):
         self.path = path_from_uri(uri)
         query = urllib.parse.parse_qs(urllib.parse.urlparse(uri).query)
         if timeout is None:
-            timeout = query.get("timeout", ["0.25"])[0]
+            timeout = query.get("timeout", ["2"])[0]
         try:
             self.timeout = float(timeout)
         except ValueError:
@@ -100,8 +107,8 @@ class SQLiteStorage(Storage):
         # A connection inherited through fork is dropped, not closed: closing it here could release
         # the parent's locks on the file.
         self._connection = None
-        connection = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
-                                     check_same_thread=False)
+        # timeout=0: a locked file answers at once and _run waits for it cooperatively
+        connection = sqlite3.connect(self.path, timeout=0, isolation_level=None, check_same_thread=False)
         try:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
@@ -113,23 +120,44 @@ class SQLiteStorage(Storage):
         return connection
 
     def _run(self, work):
-        """``work(connection)`` under the process's lock; a failure is logged (once, until the
-        storage works again) and raised."""
+        """``work(connection)`` under the process's lock. A file locked by another process is tried
+        again every few milliseconds for up to ``timeout`` seconds: a ``time.sleep`` that lets a
+        gevent worker serve others meanwhile, where SQLite's own busy wait would block it. Any
+        other failure, or a lock held longer, is logged (once, until the storage works again) and
+        raised."""
         with self._lock:
-            try:
-                result = work(self._connect())
-            except sqlite3.Error as exc:
+            deadline = time.monotonic() + self.timeout
+            while True:
+                try:
+                    result = work(self._connect())
+                    break
+                except sqlite3.OperationalError as exc:
+                    if _busy(exc) and time.monotonic() < deadline:
+                        self._roll_back()
+                        time.sleep(0.002)
+                        continue
+                    error = exc
+                except sqlite3.Error as exc:
+                    error = exc
                 if not self._failing:
                     self._failing = True
-                    log.warning("rate limit storage %s failed: %s: %s", self.path, type(exc).__name__, exc)
+                    log.warning("rate limit storage %s failed: %s: %s", self.path, type(error).__name__, error)
                 # A new connection next time (closing this one rolls back what it had begun): after
                 # a full disk, an I/O error or a replaced file, the old one may be stuck.
                 self._drop_connection()
-                raise
+                raise error
             if self._failing:
                 self._failing = False
                 log.info("rate limit storage %s works again", self.path)
             return result
+
+    def _roll_back(self) -> None:
+        connection = self._connection
+        if connection is not None and connection.in_transaction:
+            try:
+                connection.execute("ROLLBACK")
+            except sqlite3.Error:
+                self._drop_connection()
 
     def _drop_connection(self) -> None:
         connection, self._connection = self._connection, None

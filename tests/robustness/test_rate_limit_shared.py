@@ -101,7 +101,7 @@ def test_storage_uris(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert SQLiteStorage("sqlite:///rl.sqlite3").path == "rl.sqlite3"                  # relative, as DATABASE_URL
     assert SQLiteStorage(f"sqlite:///{tmp_path}/rl.sqlite3?timeout=2").timeout == 2.0
-    assert SQLiteStorage(f"sqlite:///{tmp_path}/rl.sqlite3").timeout == 0.25
+    assert SQLiteStorage(f"sqlite:///{tmp_path}/rl.sqlite3").timeout == 2.0
     for bad in ("sqlite://host/rl.sqlite3", "sqlite://", f"sqlite:///{tmp_path}/rl?timeout=soon",
                 f"sqlite:///{tmp_path}/missing/rl.sqlite3"):
         with pytest.raises(ConfigurationError):
@@ -312,3 +312,19 @@ def test_retry_after_comes_only_with_a_refusal(tmp_path):
         assert refused.status_code == 429 and 0 < int(refused.headers["Retry-After"]) <= 60
     finally:
         limiter.enabled = enabled
+
+
+def test_a_lock_held_for_a_moment_is_waited_out_not_failed(tmp_path):
+    storage = SQLiteStorage(uri(tmp_path / "rl.sqlite3"))  # the default timeout: 2 s
+    assert storage.incr("k", 60) == 1
+    holder = sqlite3.connect(tmp_path / "rl.sqlite3", isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")                     # another process's write, still open
+    threading.Timer(0.3, lambda: holder.execute("ROLLBACK")).start()
+    started = time.monotonic()
+    try:
+        assert storage.incr("k", 60) == 2                  # waited for the lock, lost nothing
+    finally:
+        time.sleep(0.05)
+        holder.close()
+    assert 0.25 < time.monotonic() - started < 2.0
+    assert storage._failing is False
