@@ -158,6 +158,14 @@ class Server:
         self.stop()
 
 
+def database_url(db: str, tmp: str) -> str:
+    """A fresh SQLite file in ``tmp`` (``db`` "sqlite"), else the emptied benchmark PostgreSQL database."""
+    if db == "sqlite":
+        return f"sqlite:///{tmp}/bench.sqlite3"
+    reset_postgres(PG_URL)
+    return PG_URL
+
+
 def create_game(base: str, session: requests.Session | None = None) -> dict:
     http = session or requests
     response = http.post(f"{base}/api/v1/games", json={"game": "ninety-nine", "players": PLAYERS,

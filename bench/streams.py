@@ -21,7 +21,7 @@ import time
 
 import requests
 
-from bench.common import PG_URL, Server, create_game, machine, move_stream, reset_postgres, wrk
+from bench.common import Server, create_game, database_url, machine, move_stream, wrk
 
 GAMES = 64
 
@@ -92,11 +92,7 @@ def move_rate(server: Server, http: requests.Session, tmp: str, moves_file: str,
 
 def run(db: str, counts: list[int], clients: int, duration: float, moves_file: str) -> None:
     tmp = tempfile.mkdtemp(prefix="bench-streams-")
-    if db == "sqlite":
-        url = f"sqlite:///{tmp}/bench.sqlite3"
-    else:
-        reset_postgres(PG_URL)
-        url = PG_URL
+    url = database_url(db, tmp)
     with Server("wsgi:app", database_url=url, EVENTS_MAX_SECONDS="600") as server:
         server.wait("/readyz")
         http = requests.Session()

@@ -23,7 +23,7 @@ import time
 
 import requests
 
-from bench.common import PG_URL, Server, create_game, machine, move_stream, reset_postgres, wrk
+from bench.common import Server, create_game, database_url, machine, move_stream, wrk
 
 JUDGE_BODY = json.dumps({"total": 60, "card": "2S", "players": 4})
 GAMES = 64
@@ -32,11 +32,7 @@ GAMES = 64
 def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stream: list[dict],
              worker_class: str) -> list[dict]:
     tmp = tempfile.mkdtemp(prefix="bench-")
-    if db == "sqlite":
-        url = f"sqlite:///{tmp}/bench.sqlite3"
-    else:
-        reset_postgres(PG_URL)
-        url = PG_URL
+    url = database_url(db, tmp)
     rows = []
     served = {"GUNICORN_WORKER_CLASS": worker_class}  # hello is served the same way as the referee
     with Server("bench.hello:app", **served) as hello, Server("wsgi:app", database_url=url, **served) as referee:

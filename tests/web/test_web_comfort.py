@@ -9,6 +9,8 @@ import pytest
 import requests
 from playwright.sync_api import expect
 
+from test_web_ninety_nine import api_move as move, create_via_api as create
+
 pytestmark = pytest.mark.browser
 
 NARROW = {"width": 360, "height": 740}
@@ -16,20 +18,6 @@ LONG_NAMES = ["Anastasia Konstantinopoulou-Wolfe", "Bartholomew", "Cid", "Doroth
               "Fitzgerald Montgomery", "Gus", "Hildegard von Bingen", "Ian", "Jo", "Kristoffersen",
               "Lu", "Maximiliana Esperanza", "Ned", "Oluwaseun", "Pat", "Quentin", "Rosalind", "Sol",
               "Tatiana Alexandrovna", "Ugo"]
-
-
-def create(base: str, game: str, players: list[str], options=None) -> dict:
-    response = requests.post(f"{base}/api/v1/games", json={"game": game, "players": players,
-                                                           "options": options or {}}, timeout=5)
-    assert response.status_code == 201, response.text
-    return response.json()
-
-
-def move(base: str, game: dict, body: dict) -> dict:
-    response = requests.post(f"{base}/api/v1/games/{game['id']}/moves", json=body, timeout=5,
-                             headers={"Authorization": f"Bearer {game['token']}"})
-    assert response.status_code == 201, response.text
-    return response.json()
 
 
 def scored_five_crowns(base: str, players: list[str]) -> dict:
