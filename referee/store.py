@@ -21,7 +21,6 @@ import os
 import re
 import secrets
 import string
-import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta, timezone
@@ -303,35 +302,22 @@ def writer_queue():
     if path is None:  # PostgreSQL: the row lock in lock_game is the queue
         yield
         return
-    deadline = time.monotonic() + WRITER_WAIT_SECONDS
-    # Writers of this process queue on a lock first (a greenlet's lock under gevent: they wait in
-    # line without polling), so that only one of them at a time polls the file lock below.
-    if not _PROCESS_WRITER.acquire(timeout=WRITER_WAIT_SECONDS):
-        raise _busy()
+    fd = os.open(path + "-writers.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fd = os.open(path + "-writers.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            while True:  # a writer that hangs costs the others a 503 after a while, never a hang
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        raise _busy() from None
-                    time.sleep(0.002)
-            yield
-        finally:
-            os.close(fd)  # releases the lock
+        deadline = time.monotonic() + WRITER_WAIT_SECONDS
+        while True:  # a writer that hangs costs the others a 503 after a while, never a hang
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StoreError(503, "Busy", "Another write has held the database for too long; "
+                                     "nothing was applied. Try again.", "unavailable",
+                                     headers={"Retry-After": "2"}) from None
+                time.sleep(0.002)
+        yield
     finally:
-        _PROCESS_WRITER.release()
-
-
-def _busy() -> StoreError:
-    return StoreError(503, "Busy", "Another write has held the database for too long; nothing was applied. "
-                      "Try again.", "unavailable", headers={"Retry-After": "2"})
-
-
-_PROCESS_WRITER = threading.Lock()
+        os.close(fd)  # releases the lock
 
 
 WRITER_WAIT_SECONDS = 10
