@@ -16,6 +16,7 @@ back as ``Last-Event-ID`` to resume. Under gevent a follower is a greenlet, not 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -26,6 +27,13 @@ log = logging.getLogger("referee.events")
 
 CHANNEL = "referee_games"
 POLL_SECONDS = 0.25  # SQLite: how often a process looks for writes made by the others
+
+
+def tag_of(version: int, revision: int) -> str:
+    """A game's ETag (unquoted) from its version and its count of writes: the version while no move
+    was ever undone, then both, so that a tag once seen never names another state (an undo and a
+    different move bring the version back, not the tag). ``store.entity_tag`` and the events use it."""
+    return str(version) if revision == version else f"{version}-{revision}"
 
 
 @dataclass(frozen=True)
@@ -40,7 +48,7 @@ class Change:
 
     @property
     def etag(self) -> str:
-        return str(self.version) if self.version == self.revision else f"{self.version}-{self.revision}"
+        return tag_of(self.version, self.revision)
 
     def payload(self) -> str:
         return f"{self.game_id} {self.revision} {self.version} {self.kind}"
@@ -107,10 +115,6 @@ class Hub:
                 if not watching:
                     del self._followers[follower.game_id]
 
-    def open_streams(self) -> int:
-        with self._lock:
-            return sum(len(f) for f in self._followers.values())
-
     def publish(self, change: Change) -> None:
         with self._lock:
             followers = list(self._followers.get(change.game_id, ()))
@@ -124,8 +128,6 @@ class Hub:
     # ------------------------------------------------------------ other processes
 
     def _start_watcher(self, app) -> None:
-        import os
-
         if self._watcher is not None and self._watcher.is_alive() and self._pid == os.getpid():
             return
         self._pid = os.getpid()  # a watcher never crosses a fork: each worker starts its own

@@ -25,13 +25,13 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Callable
 
+from flask import url_for
 from sqlalchemy import func, select
 
 from referee import store
-from referee.models import Credential, Game, _now, db
+from referee.models import Credential, Game, _now, aware, db
 
 MAX_PER_GAME = 1000  # links and phones of one game in use at once (revoked ones do not count)
 LABEL_MAX = 80
@@ -46,19 +46,17 @@ class Issued:
     code: str
 
 
-def _aware(moment: datetime | None) -> datetime | None:
-    """SQLite gives naive datetimes back; every stored time is UTC."""
-    if moment is None or moment.tzinfo is not None:
-        return moment
-    return moment.replace(tzinfo=timezone.utc)
-
-
 def describe(credential: Credential) -> dict:
     """The public description of a credential: never its secret or hash."""
     return {"id": credential.id, "kind": credential.kind, "label": credential.label,
-            "parent": credential.parent_id, "created_at": _aware(credential.created_at),
-            "last_used_at": _aware(credential.last_used_at), "revoked": credential.revoked_at is not None,
-            "revoked_at": _aware(credential.revoked_at)}
+            "parent": credential.parent_id, "created_at": aware(credential.created_at),
+            "last_used_at": aware(credential.last_used_at), "revoked": credential.revoked_at is not None,
+            "revoked_at": aware(credential.revoked_at)}
+
+
+def join_url(game_id: str, code: str) -> str:
+    """The table link: the code rides in the fragment, which the browser never sends to the server."""
+    return url_for("web.join", game_id=game_id, _external=True) + "#" + code
 
 
 def derived_secret(phone_secret: str, link_id: str) -> str:

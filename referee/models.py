@@ -14,6 +14,13 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+def aware(moment: datetime | None) -> datetime | None:
+    """A stored time as UTC: SQLite gives naive datetimes back, and every stored time is UTC."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=timezone.utc)
+
+
 def new_game_id() -> str:
     return secrets.token_urlsafe(12)  # 96 random bits: ids are unguessable, reads need only the id
 

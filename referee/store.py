@@ -23,14 +23,14 @@ import secrets
 import string
 import time
 from dataclasses import dataclass
-from datetime import timedelta, timezone
+from datetime import timedelta
 from typing import Any
 
 from flask import current_app
 from sqlalchemy import delete, select, update
 
 from referee import events, metrics
-from referee.models import Credential, Game, IdempotencyRecord, Move, _now, db, new_game_id
+from referee.models import Credential, Game, IdempotencyRecord, Move, _now, aware, db, new_game_id
 from referee.names import refuse_confusable
 from referee.rules import get_engine
 from referee.rules.base import RuleError, load_move, public_state
@@ -234,17 +234,14 @@ def check_phone(game: Game, phone: str | None) -> Credential:
                          "unauthorized")
     credential = find_credential(game, phone, "phone")
     now = _now()
-    last = credential.last_used_at
-    if last is None or (last if last.tzinfo else last.replace(tzinfo=timezone.utc)) < now - timedelta(minutes=1):
+    last = aware(credential.last_used_at)
+    if last is None or last < now - timedelta(minutes=1):
         credential.last_used_at = now  # committed with the write (at most once a minute)
     return credential
 
 
 def entity_tag(game: Game) -> str:
-    """The game's ETag (unquoted): its version while no move was ever undone, then the version
-    and the number of writes, so that a tag once seen never names another state (an undo and
-    a different move bring the version back, not the tag)."""
-    return str(game.version) if game.revision == game.version else f"{game.version}-{game.revision}"
+    return events.tag_of(game.version, game.revision)
 
 
 def _check_version(game: Game, if_match: str | None) -> None:

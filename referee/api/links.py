@@ -2,7 +2,6 @@
 rotate the token itself (``referee.links``). Every operation here needs the game's token."""
 from __future__ import annotations
 
-from flask import url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -32,10 +31,6 @@ def with_body(view):
     return view
 
 
-def join_url(game_id: str, code: str) -> str:
-    return url_for("web.join", game_id=game_id, _external=True) + "#" + code
-
-
 @blp.route("/games/<game_id>/links")
 class Links(MethodView):
     @blp.doc(operationId="listLinks")
@@ -57,7 +52,7 @@ class Links(MethodView):
         """Make a table link: its code (shown once) lets a phone join and enter moves with a key of its
         own, until the link or the phone is revoked."""
         issued = links.create_link(game_id, bearer_token(), data.get("label"))
-        body = dict(links.describe(issued.credential), code=issued.code, url=join_url(game_id, issued.code))
+        body = dict(links.describe(issued.credential), code=issued.code, url=links.join_url(game_id, issued.code))
         return body, 201, NO_STORE
 
 

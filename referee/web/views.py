@@ -197,11 +197,6 @@ def device_label(user_agent: str | None) -> str:
     return device or browser or "A browser"
 
 
-def _join_url(game_id: str, code: str) -> str:
-    """The table link: the code rides in the fragment, which the browser never sends to the server."""
-    return url_for(".join", game_id=game_id, _external=True) + "#" + code
-
-
 def _code_from(raw: str) -> str | None:
     """The code from the join form: the code itself, or the whole table link pasted."""
     text = raw.strip()[:500]
@@ -294,7 +289,7 @@ def share(game_id):
     entries = []
     if key:
         try:
-            table_url = _join_url(game.id, links.share_link(game, key))
+            table_url = links.join_url(game.id, links.share_link(game, key))
         except store.StoreError as exc:
             if exc.status != 409:
                 raise
