@@ -32,9 +32,10 @@ def create_app(config: dict | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db)
 
-    from referee import api, backup, logs, metrics, web
+    from referee import api, backup, i18n, logs, metrics, web
 
     logs.init_app(app)
+    i18n.init_app(app)
     metrics.init_app(app)
     api.init_app(app)
     web.init_app(app)
