@@ -5,6 +5,8 @@ A game's page is its rules document, ``docs/rules/<NAME>.md`` at the root of the
 everything in it is escaped); the index is ``README.md`` there, with the rulings for every game.
 Each ruling line (``- **<id>** text``) gets its id as an anchor. A ruling an engine lists that its
 document does not (or a game without a document) is listed from the engine's ``RULINGS``.
+A translation is ``<lang>/<NAME>.md`` beside it (``docs/rules/de/``), with the same ruling ids, so
+every badge links to the same anchor in either language; a document without one is served in English.
 """
 from __future__ import annotations
 
@@ -14,10 +16,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from flask import current_app, url_for
+from flask_babel import get_locale
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 import referee
+from referee.i18n import DEFAULT, LANGUAGES
 from referee.rules import ENGINES
 
 DOCS = Path(referee.__file__).resolve().parents[1] / "docs" / "rules"
@@ -32,20 +36,27 @@ class Doc(NamedTuple):
     html: Markup
     rulings: dict  # {ruling id: its text, as plain text}
     pages: frozenset  # the documents it links to (by name)
+    lang: str  # the language it is written in (it may be English on a German page)
 
 
 def document(name: str | None) -> Doc | None:
-    """The rendered document of game ``name`` (None: the index), or None when there is none."""
-    path = Path(current_app.config.get("RULES_DOCS") or DOCS) / f"{name or INDEX}.md"
-    try:
-        stamp = path.stat().st_mtime_ns
-    except OSError:
-        return None
-    return _render(path, stamp, url_for("web.rules_index"))
+    """The rendered document of game ``name`` (None: the index) in the request's language, else in
+    English, or None when there is none."""
+    folder, file = Path(current_app.config.get("RULES_DOCS") or DOCS), f"{name or INDEX}.md"
+    locale = get_locale()
+    lang = locale.language if locale and locale.language in LANGUAGES else DEFAULT
+    tries = [(lang, folder / lang / file)] if lang != DEFAULT else []
+    for lang, path in tries + [(DEFAULT, folder / file)]:
+        try:
+            stamp = path.stat().st_mtime_ns
+        except OSError:
+            continue
+        return _render(path, stamp, url_for("web.rules_index"), lang)
+    return None
 
 
 @lru_cache(maxsize=64)
-def _render(path: Path, stamp: int, base: str) -> Doc:
+def _render(path: Path, stamp: int, base: str, lang: str) -> Doc:
     tokens = _md.parse(path.read_text(encoding="utf-8"))
     rulings, pages = {}, set()
     for i, token in enumerate(tokens):
@@ -62,7 +73,7 @@ def _render(path: Path, stamp: int, base: str) -> Doc:
                 page = match.group(1)
                 pages.add(page)
                 kid.attrSet("href", (base if page == INDEX else f"{base}/{page}") + (match.group(2) or ""))
-    return Doc(Markup(_md.renderer.render(tokens, _md.options, {})), rulings, frozenset(pages))
+    return Doc(Markup(_md.renderer.render(tokens, _md.options, {})), rulings, frozenset(pages), lang)
 
 
 def _summary(text: str) -> str:
