@@ -16,6 +16,7 @@ from collections import Counter
 from typing import Any, Iterable
 
 from referee.errors import IllegalMove, InvalidInput
+from referee.texts import N_, T
 
 STANDARD_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 STANDARD_SUITS = ("S", "H", "D", "C")
@@ -37,12 +38,12 @@ _SPECIAL_WORDS = {"W": "WILD", "WILD": "WILD", "L": "LOCK", "LOCK": "LOCK",
 
 def _clean(code: Any) -> str:
     if not isinstance(code, str):
-        raise InvalidInput(f"A card must be written as a string, not {code!r}.")
+        raise InvalidInput(T("A card must be written as a string, not {value}.", value=repr(code)))
     text = "".join(code.split()).upper()
     for symbol, letter in _SUIT_SYMBOLS.items():
         text = text.replace(symbol, letter)
     if not text:
-        raise InvalidInput("Empty card code.")
+        raise InvalidInput(N_("Empty card code."))
     return text
 
 
@@ -61,16 +62,16 @@ def _parse_ranked(code: Any, ranks: tuple[str, ...], suits: tuple[str, ...], jok
     if text in _JOKER_WORDS:
         if jokers:
             return JOKER
-        raise InvalidInput(f"'{code}': there are no Jokers in this game's deck.")
+        raise InvalidInput(T("'{card}': there are no Jokers in this game's deck.", card=code))
     split = _split_rank_suit(text, suits)
     if split:
         rank = _RANK_WORDS.get(split[0], split[0])
         if rank in ranks:
             return rank + split[1]
         if rank in STANDARD_RANKS:
-            raise InvalidInput(f"'{code}': there is no {rank} in this game's deck.")
-    raise InvalidInput(f"'{code}' is not a card code (write rank then suit, e.g. "
-                       f"{ranks[-1]}{suits[0]}).")
+            raise InvalidInput(T("'{card}': there is no {rank} in this game's deck.", card=code, rank=rank))
+    raise InvalidInput(T("'{card}' is not a card code (write rank then suit, e.g. {example}).", card=code,
+                         example=ranks[-1] + suits[0]))
 
 
 def parse_standard(code: Any, jokers: bool = False) -> str:
@@ -90,8 +91,8 @@ def parse_sixty_nine(code: Any) -> str:
         digit, suit = (text[0], text[1]) if text[0] in _DIGITS else (text[1], text[0])
         if digit in _DIGITS and suit in SIXTY_NINE_SUITS:
             return digit + suit
-    raise InvalidInput(f"'{code}' is not a 69 card (a digit 0-9 and a suit A-F such as 6B, "
-                       f"or WILD, LOCK, SCRAMBLE).")
+    raise InvalidInput(T("'{card}' is not a 69 card (a digit 0-9 and a suit A-F such as 6B, or WILD, LOCK, "
+                         "SCRAMBLE).", card=code))
 
 
 _DIGITS = "0123456789"  # ASCII only: str.isdigit() also takes '²' and '٣', which int() may refuse
@@ -101,13 +102,13 @@ def parse_xix(code: Any) -> int:
     if isinstance(code, str) and 0 < len(code.strip()) <= 2 and all(ch in _DIGITS for ch in code.strip()):
         code = int(code.strip())
     if isinstance(code, bool) or not isinstance(code, int) or not 1 <= code <= 18:
-        raise InvalidInput(f"'{code}' is not an XIX card (the cards are 1 to 18).")
+        raise InvalidInput(T("'{card}' is not an XIX card (the cards are 1 to 18).", card=code))
     return code
 
 
 def parse_list(codes: Any, parse, what: str = "cards") -> list:
     if not isinstance(codes, list):
-        raise InvalidInput(f"'{what}' must be a list of card codes.")
+        raise InvalidInput(T("'{field}' must be a list of card codes.", field=what))
     return [parse(c) for c in codes]
 
 
@@ -125,8 +126,10 @@ def check_copies(cards: Iterable[str], copies_of, rule: str | None = None) -> No
     for card, seen in Counter(cards).items():
         limit = copies_of(card)
         if seen > limit:
-            detail = (f"{card}: the deck holds {limit} cop{'y' if limit == 1 else 'ies'} of it, "
-                      f"but {seen} have been seen.")
+            detail = (T("{card}: the deck holds 1 copy of it, but {seen} have been seen.", card=card, seen=seen)
+                      if limit == 1 else
+                      T("{card}: the deck holds {n} copies of it, but {seen} have been seen.", card=card, n=limit,
+                        seen=seen))
             if rule:
                 raise IllegalMove(rule, detail)
             raise InvalidInput(detail)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 import secrets
 
 
@@ -26,6 +27,8 @@ def from_environment(instance_path: str) -> dict:
         "SQLALCHEMY_DATABASE_URI": database_url(instance_path),
         "SECRET_KEY": os.environ.get("SECRET_KEY") or _instance_secret(instance_path),
         "MAX_CONTENT_LENGTH": int(os.environ.get("MAX_CONTENT_LENGTH", 64 * 1024)),
+        # POST /api/v1/games/import alone: a whole game's record (referee.records)
+        "IMPORT_MAX_BYTES": int(os.environ.get("IMPORT_MAX_BYTES", 2 * 1024 * 1024)),
         "AUTO_MIGRATE": os.environ.get("AUTO_MIGRATE", "1") != "0",
         # Games created per client address (Flask-Limiter); the counts are kept in a SQLite file in the
         # instance folder, shared by the workers of this machine (redis://... for several machines).
@@ -45,6 +48,12 @@ def from_environment(instance_path: str) -> dict:
         # The pages' cookie (a phone's key) is Secure on every request that came over HTTPS ("auto"),
         # or always (1), or never (0); see referee.web.session.
         "SESSION_COOKIE_SECURE": cookie_secure(os.environ.get("SESSION_COOKIE_SECURE", "auto")),
+        # Only a request that changes the cookie sends it: a page read in the background (the service
+        # worker keeping a copy, a second tab) must not write back the keys it read while a rematch or
+        # a new game was adding one. The keys stay for 400 days after the last change (browsers keep a
+        # cookie no longer); the server can revoke each of them.
+        "SESSION_REFRESH_EACH_REQUEST": False,
+        "PERMANENT_SESSION_LIFETIME": timedelta(days=400),
     }
 
 

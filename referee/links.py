@@ -32,6 +32,7 @@ from sqlalchemy import func, select
 
 from referee import store
 from referee.models import Credential, Game, _now, aware, db
+from referee.texts import T
 
 MAX_PER_GAME = 1000  # links and phones of one game in use at once (revoked ones do not count)
 LABEL_MAX = 80
@@ -85,8 +86,9 @@ def _issue(game: Game, kind: str, label: str | None, parent_id: str | None,
     count = db.session.scalar(select(func.count()).select_from(Credential).where(
         Credential.game_id == game.id, Credential.revoked_at.is_(None)))
     if count >= MAX_PER_GAME:
-        raise store.StoreError(409, "Too many links", f"This game already has {MAX_PER_GAME} table links and "
-                               "phones in use: revoke some, or reuse a link it has.", "too-many-links")
+        raise store.StoreError(409, "Too many links", T("This game already has {n} table links and phones in use: "
+                                                        "revoke some, or reuse a link it has.", n=MAX_PER_GAME),
+                               "too-many-links")
     while True:
         credential_id = secrets.token_urlsafe(9)
         if db.session.get(Credential, credential_id) is None:
@@ -123,7 +125,8 @@ def _credential_of(game: Game, credential_id: str) -> Credential:
     possible = isinstance(credential_id, str) and CREDENTIAL_ID.fullmatch(credential_id)
     found = db.session.get(Credential, credential_id, populate_existing=True) if possible else None
     if found is None or found.game_id != game.id:
-        raise store.StoreError(404, "No such link", f"This game has no table link or phone {credential_id!r}.",
+        raise store.StoreError(404, "No such link", T("This game has no table link or phone {id}.",
+                                                      id=repr(credential_id)),
                                "link-not-found")
     return found
 
@@ -215,6 +218,22 @@ def from_token(game_id: str, token: str, label: str) -> str:
     return _locked(game_id, work)
 
 
+def join_rematch(game_id: str, key: str, label: str) -> tuple[str, str] | None:
+    """A phone at a game's table joins the table of its rematch (the next game at the same table,
+    ``groups.rematch``): its key to the game gets it a key of its own to the rematch, as a table link
+    would. Returns ``(rematch id, key)``; None when the game has no rematch; a 403 for a key that does
+    not open the game (read afresh under the rematch's lock)."""
+    game = store.get_game(game_id)
+    if game.rematch_id is None:
+        return None
+
+    def work(rematch: Game) -> str:
+        store.find_credential(game, key, "phone")
+        return _issue(rematch, "phone", label, None).code
+
+    return game.rematch_id, _locked(game.rematch_id, work)
+
+
 def phone_of(game: Game, key: str | None) -> Credential | None:
     """The phone ``key`` opens, valid and not revoked, else None (a read: no lock)."""
     try:
@@ -264,5 +283,5 @@ def forget(game_id: str, key: str) -> None:
 
 
 __all__ = ["Issued", "MAX_PER_GAME", "create_link", "credentials_of", "describe", "derived_secret", "forget",
-           "from_token", "list_all", "phone_of", "redeem", "revoke", "revoke_by_phone", "rotate_token",
-           "share_link", "start_game"]
+           "from_token", "join_rematch", "list_all", "phone_of", "redeem", "revoke", "revoke_by_phone",
+           "rotate_token", "share_link", "start_game"]

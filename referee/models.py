@@ -6,8 +6,25 @@ from datetime import datetime, timezone
 
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import JSON, UniqueConstraint
+from sqlalchemy.types import TypeDecorator
+
+from referee import texts
 
 db = SQLAlchemy()
+
+
+class StateJSON(TypeDecorator):
+    """JSON that keeps the marked texts of a state (events, score breakdowns) translatable: they
+    are stored as their msgid and params and read back as ``referee.texts.Text``."""
+
+    impl = JSON
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        return texts.pack(value)
+
+    def process_result_value(self, value, dialect):
+        return texts.unpack(value)
 
 
 def _now() -> datetime:
@@ -25,21 +42,56 @@ def new_game_id() -> str:
     return secrets.token_urlsafe(12)  # 96 random bits: ids are unguessable, reads need only the id
 
 
+class Group(db.Model):
+    """A regular table ("Friday cards"): its games, and a token of its own that also writes them."""
+
+    __tablename__ = "groups"
+
+    id = db.Column(db.String(32), primary_key=True, default=new_game_id)  # unguessable, like a game's
+    name = db.Column(db.String(80), nullable=False)
+    token_hash = db.Column(db.String(64), nullable=False)
+    created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now)
+    updated_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now, onupdate=_now)
+
+
+class GroupRename(db.Model):
+    """Append-only: one player of a group renamed (``merge``: into another player of the group). The
+    group's history shows names as the renames, folded in order, make them (``referee.groups``)."""
+
+    __tablename__ = "group_renames"
+
+    id = db.Column(db.Integer, primary_key=True)  # the order of the renames
+    group_id = db.Column(db.String(32), db.ForeignKey("groups.id"), nullable=False, index=True)
+    old_name = db.Column(db.String(40), nullable=False)
+    new_name = db.Column(db.String(40), nullable=False)
+    merge = db.Column(db.Boolean, nullable=False, default=False)
+    created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now)
+
+
 class Game(db.Model):
     __tablename__ = "games"
+    # a group's games newest first, a page at a time (keyset on created_at, id)
+    __table_args__ = (db.Index("ix_games_group_created", "group_id", "created_at", "id"),
+                      db.Index("uq_games_rematch", "rematch_id", unique=True),
+                      db.Index("uq_games_rematch_of", "rematch_of_id", unique=True))
 
     id = db.Column(db.String(32), primary_key=True, default=new_game_id)
     game = db.Column(db.String(32), nullable=False)
     players = db.Column(JSON, nullable=False)
     options = db.Column(JSON, nullable=False)
     token_hash = db.Column(db.String(64), nullable=False)
-    state = db.Column(JSON, nullable=False)
+    state = db.Column(StateJSON, nullable=False)
     version = db.Column(db.Integer, nullable=False, default=0)  # moves in effect (not voided)
     # every write (a move or an undo): with the version it names one state forever (the ETag)
     revision = db.Column(db.Integer, nullable=False, default=0, server_default="0")
     status = db.Column(db.String(16), nullable=False, default="in_progress")
     created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now)
     updated_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now, onupdate=_now)
+    group_id = db.Column(db.String(32), db.ForeignKey("groups.id"), nullable=True)
+    # The next game at the table and the game this one follows: both kept, so that a view needs no
+    # query; unique, so a game has one rematch at most (two phones pressing at once make one game).
+    rematch_id = db.Column(db.String(32), db.ForeignKey("games.id"), nullable=True)
+    rematch_of_id = db.Column(db.String(32), db.ForeignKey("games.id"), nullable=True)
 
 
 class Move(db.Model):
@@ -58,7 +110,7 @@ class Move(db.Model):
     created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now)
     # The state after this move, kept every few versions (store.CHECKPOINT_EVERY) so that undo and
     # past views replay a few moves instead of the whole game. NULL elsewhere.
-    checkpoint = db.Column(JSON(none_as_null=True), nullable=True)
+    checkpoint = db.Column(StateJSON(none_as_null=True), nullable=True)
 
 
 class IdempotencyRecord(db.Model):

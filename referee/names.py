@@ -10,6 +10,7 @@ from functools import lru_cache
 from confusable_homoglyphs import confusables
 
 from referee.errors import InvalidInput
+from referee.texts import T
 
 
 @lru_cache(maxsize=4096)
@@ -34,6 +35,6 @@ def refuse_confusable(names: list[str]) -> None:
     for name in names:
         key = skeleton(name)
         if key in seen and seen[key] != name:
-            raise InvalidInput(f"Player names {seen[key]!r} and {name!r} look alike (letters from different "
-                               f"scripts); give them names that read differently.")
+            raise InvalidInput(T("Player names {first} and {second} look alike (letters from different scripts); "
+                                 "give them names that read differently.", first=repr(seen[key]), second=repr(name)))
         seen[key] = name

@@ -30,10 +30,11 @@ from flask import current_app
 from sqlalchemy import delete, select, update
 
 from referee import events, metrics
-from referee.models import Credential, Game, IdempotencyRecord, Move, _now, aware, db, new_game_id
+from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
 from referee.names import refuse_confusable
 from referee.rules import get_engine
 from referee.rules.base import RuleError, load_move, public_state
+from referee.texts import N_, T
 
 GAME_ID_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
 CHECKPOINT_EVERY = 25  # versions between stored states: undo replays at most this many moves
@@ -43,10 +44,11 @@ PURGE_EVERY = 25  # writes to a game between clearings of its expired idempotenc
 class StoreError(Exception):
     """A refusal that is not a rule of the game: unknown game, bad token, stale version..."""
 
-    def __init__(self, status: int, title: str, detail: str, kind: str, headers: dict | None = None):
+    def __init__(self, status: int, title: str, detail: str, kind: str, headers: dict | None = None, **extra):
         super().__init__(detail)
         self.status, self.title, self.detail, self.kind = status, title, detail, kind
         self.headers = headers or {}
+        self.extra = extra  # more members of the problem+json body (e.g. the existing ``rematch``)
 
 
 def hash_token(token: str) -> str:
@@ -60,7 +62,7 @@ def request_fingerprint(payload: Any) -> str:
 def engine_for(name: str):
     engine = get_engine(name)
     if engine is None:
-        raise StoreError(404, "Unknown game", f"There is no game called '{name}'.", "unknown-game")
+        raise StoreError(404, "Unknown game", T("There is no game called '{name}'.", name=name), "unknown-game")
     return engine
 
 
@@ -74,6 +76,9 @@ def game_view(game: Game, state: dict | None = None, version: int | None = None)
         "options": game.options,
         "version": game.version if version is None else version,
         "etag": entity_tag(game) if version is None else str(version),
+        "group": game.group_id,
+        "rematch": game.rematch_id,
+        "rematch_of": game.rematch_of_id,
     }
     view.update(public_state(engine, game.state if state is None else state))
     return view
@@ -88,7 +93,7 @@ def _possible_id(game_id) -> bool:
 
 
 def _not_found(game_id) -> StoreError:
-    return StoreError(404, "Game not found", f"No game has the id {game_id!r}.", "not-found")
+    return StoreError(404, "Game not found", T("No game has the id {id}.", id=repr(game_id)), "not-found")
 
 
 def get_game(game_id: str) -> Game:
@@ -136,14 +141,15 @@ def replay(game: Game, upto: int | None = None) -> dict:
 
 # ---------------------------------------------------------------- writes
 
-def new_game(name: str, players: Any, options: Any) -> tuple[Game, str]:
+def new_game(name: str, players: Any, options: Any, group_id: str | None = None) -> tuple[Game, str]:
     """A new game row (not yet in the session) and its token; RuleError on bad players or options."""
     engine = engine_for(name)
     state = engine.new_game(players, options)
     refuse_confusable(state["players"])
     token = secrets.token_urlsafe(24)
     game = Game(id=new_game_id(), game=name, players=state["players"], options=state["options"], state=state,
-                token_hash=hash_token(token), version=0, revision=0, status=_status(engine, state))
+                token_hash=hash_token(token), version=0, revision=0, status=_status(engine, state),
+                group_id=group_id)
     return game, token
 
 
@@ -195,11 +201,25 @@ def lock_game(game_id: str) -> Game:
 
 def check_token(game: Game, token: str | None) -> None:
     if not token:
-        raise StoreError(401, "Token required", "Writes need the game's token: "
-                         "'Authorization: Bearer <token>'.", "unauthorized",
+        raise StoreError(401, "Token required", N_("Writes need the game's token: "
+                                                   "'Authorization: Bearer <token>'."), "unauthorized",
                          headers={"WWW-Authenticate": 'Bearer realm="referee"'})
-    if not hmac.compare_digest(hash_token(token), game.token_hash):
-        raise StoreError(403, "Wrong token", "This token does not open this game.", "forbidden")
+    digest = hash_token(token)
+    if hmac.compare_digest(digest, game.token_hash):
+        return
+    # the token of the game's own group also writes it (and no other group's token does)
+    group = db.session.get(Group, game.group_id) if game.group_id is not None else None
+    if group is None or not hmac.compare_digest(digest, group.token_hash):
+        raise StoreError(403, "Wrong token", N_("This token does not open this game."), "forbidden")
+
+
+def check_writer(game: Game, request: WriteRequest) -> None:
+    """The write's credential: a phone's key from the pages, else the Bearer token (the game's or its
+    group's)."""
+    if request.phone is not None:
+        check_phone(game, request.phone)
+    else:
+        check_token(game, request.token)
 
 
 CREDENTIAL = re.compile(r"([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]{16,64})")
@@ -216,13 +236,16 @@ def find_credential(game: Game, value: Any, kind: str) -> Credential:
     afresh (a revocation committed since this request first looked is seen)."""
     parts = split_credential(value)
     found = db.session.get(Credential, parts[0], populate_existing=True) if parts else None
-    what = "table link" if kind == "link" else "phone's key"
+    link = kind == "link"
     if (found is None or found.game_id != game.id or found.kind != kind
             or not hmac.compare_digest(hash_token(parts[1]), found.secret_hash)):
-        raise StoreError(403, "Wrong key", f"This {what} does not open this game.", "forbidden")
+        raise StoreError(403, "Wrong key", N_("This table link does not open this game.") if link else
+                         N_("This phone's key does not open this game."), "forbidden")
     if found.revoked_at is not None:
-        raise StoreError(403, "Revoked", f"This {what} was revoked: the phone can follow the game, not enter "
-                         "moves.", "revoked")
+        raise StoreError(403, "Revoked", N_("This table link was revoked: the phone can follow the game, not enter "
+                                            "moves.") if link else
+                         N_("This phone's key was revoked: the phone can follow the game, not enter moves."),
+                         "revoked")
     return found
 
 
@@ -230,7 +253,7 @@ def check_phone(game: Game, phone: str | None) -> Credential:
     """A phone's key (the pages' cookie): valid for this game and not revoked. The API's Bearer
     takes only the game's token (``check_token``)."""
     if not phone:
-        raise StoreError(401, "Key required", "Only a phone that joined the table enters moves.",
+        raise StoreError(401, "Key required", N_("Only a phone that joined the table enters moves."),
                          "unauthorized")
     credential = find_credential(game, phone, "phone")
     now = _now()
@@ -249,8 +272,9 @@ def _check_version(game: Game, if_match: str | None) -> None:
         return
     wanted = [tag.strip().removeprefix("W/").strip('"') for tag in if_match.split(",")]
     if "*" not in wanted and entity_tag(game) not in wanted:
-        raise StoreError(412, "Stale version", f"The game is at version {game.version} (ETag "
-                         f"\"{entity_tag(game)}\"), not {if_match}. Reload and try again.", "stale-version",
+        raise StoreError(412, "Stale version", T("The game is at version {version} (ETag \"{etag}\"), not {asked}. "
+                                                 "Reload and try again.", version=game.version,
+                                                 etag=entity_tag(game), asked=if_match), "stale-version",
                          headers={"ETag": f'"{entity_tag(game)}"'})
 
 
@@ -267,8 +291,8 @@ def _replayed(game: Game, request: WriteRequest) -> WriteResult | None:
         db.session.flush()
         return None
     if record.request_hash != request.fingerprint:
-        raise StoreError(422, "Idempotency key reused", "This Idempotency-Key was already used "
-                         "with a different request.", "idempotency-key-reused")
+        raise StoreError(422, "Idempotency key reused", N_("This Idempotency-Key was already used "
+                                                           "with a different request."), "idempotency-key-reused")
     return WriteResult(record.status_code, record.response, replayed=True)
 
 
@@ -308,8 +332,8 @@ def writer_queue():
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise StoreError(503, "Busy", "Another write has held the database for too long; "
-                                     "nothing was applied. Try again.", "unavailable",
+                    raise StoreError(503, "Busy", N_("Another write has held the database for too long; "
+                                                     "nothing was applied. Try again."), "unavailable",
                                      headers={"Retry-After": "2"}) from None
                 time.sleep(0.002)
         yield
@@ -330,10 +354,7 @@ def _write(request: WriteRequest, change, status: int, check=None) -> WriteResul
 def _locked_write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
     try:
         game = lock_game(request.game_id)
-        if request.phone is not None:
-            check_phone(game, request.phone)
-        else:
-            check_token(game, request.token)
+        check_writer(game, request)
         previous = _replayed(game, request)
         if previous:
             db.session.rollback()
@@ -401,7 +422,7 @@ def undo(request: WriteRequest) -> WriteResult:
     def change(game: Game) -> dict:
         last = live_move(game.id, game.version)
         if last is None:
-            raise StoreError(409, "Nothing to undo", "No move has been played yet.", "nothing-to-undo")
+            raise StoreError(409, "Nothing to undo", N_("No move has been played yet."), "nothing-to-undo")
         last.voided = True
         db.session.flush()
         game.version -= 1
@@ -426,4 +447,4 @@ __all__ = ["RuleError", "StoreError", "WriteRequest", "WriteResult", "apply_move
            "create_game", "new_game", "get_game", "lock_game", "check_phone", "find_credential",
            "split_credential", "game_view", "replay", "all_moves", "moves_page", "live_move",
            "entity_tag",
-           "request_fingerprint", "check_token"]
+           "request_fingerprint", "check_token", "check_writer"]

@@ -57,7 +57,7 @@ def _clean_tables(request):
     yield
     with app.app_context():
         db.session.remove()
-        for table in ("credentials", "idempotency_records", "moves", "games"):
+        for table in ("credentials", "idempotency_records", "moves", "games", "group_renames", "groups"):
             db.session.execute(text(f"DELETE FROM {table}"))
         db.session.commit()
 

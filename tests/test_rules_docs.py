@@ -12,7 +12,7 @@ from referee.rules import ENGINES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "rules"
-RULE_ID = re.compile(r"\b(?:G|S69|X19|FC|N99|N9)-\d+\b")
+RULE_ID = re.compile(r"\b(?:G|S69|X19|FC|N99|N9|T)-\d+\b")
 
 
 def page(name: str) -> str:

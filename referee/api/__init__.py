@@ -4,16 +4,22 @@ from __future__ import annotations
 import json
 from http import HTTPStatus
 
+import yaml
 from flask import Flask, g, request, send_from_directory
 from flask_smorest import Api
 from sqlalchemy import text
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
-from referee.api import declared, errors, events, games, judge, limits, links, rules_info
+from referee.api import declared, errors, events, games, groups, judge, limits, links, records, rules_info
 from referee.api.schemas import GameSchema, ProblemSchema
 from referee.models import db
+from referee.texts import N_, T, Text
 
 API_VERSION = "1.0.0"
+
+# The engines' marked texts (descriptions in the spec) are strings: written as such in openapi.yaml
+for _dumper in (yaml.Dumper, yaml.SafeDumper):
+    yaml.add_multi_representer(Text, lambda dumper, text: dumper.represent_str(str(text)), Dumper=_dumper)
 
 
 class RefereeApi(Api):
@@ -68,18 +74,18 @@ def _json_body() -> None:
         raw = request.get_data(cache=True)  # MAX_CONTENT_LENGTH turns an oversized body into a 413
     except (OSError, ValueError):
         # the server could not read the body (a malformed chunked encoding, a dropped client)
-        raise BadRequest("The request body could not be read (malformed chunked encoding?).") from None
-    if not raw and request.path.endswith(("/undo", "/links", "/token")):
-        return  # these take an empty body (a link's label is optional; undo and rotation take none)
+        raise BadRequest(N_("The request body could not be read (malformed chunked encoding?).")) from None
+    if not raw and request.path.endswith(("/undo", "/links", "/token", "/rematch")):
+        return  # these take an empty body (optional: a link's label, a rematch's force; undo and rotation take none)
     if not request.is_json:
-        raise UnsupportedMediaType("Send the body as JSON with 'Content-Type: application/json'.")
+        raise UnsupportedMediaType(N_("Send the body as JSON with 'Content-Type: application/json'."))
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         why = f": {exc}" if isinstance(exc, ValueError) and "twice" in str(exc) else ""
-        raise BadRequest(f"The body is not valid UTF-8 JSON: {exc.__class__.__name__}{why}.") from None
+        raise BadRequest(T("The body is not valid UTF-8 JSON: {error}.", error=f"{exc.__class__.__name__}{why}")) from None
     if _depth(data) > 32:
-        raise BadRequest("The JSON body is nested too deeply.")
+        raise BadRequest(N_("The JSON body is nested too deeply."))
     request._cached_json = (data, data)  # flask-smorest and the views read this parsed body
     g.json_checked = True
 
@@ -115,7 +121,7 @@ def init_app(app: Flask) -> None:
     api.spec.components.schema("Game", schema=GameSchema)  # what every game's state shares
     for name, schema in declared.components().items():
         api.spec.components.schema(name, schema)
-    for blueprint in (games.blp, events.blp, links.blp, judge.blueprint(), rules_info.blp):
+    for blueprint in (games.blp, events.blp, links.blp, judge.blueprint(), rules_info.blp, records.blp, groups.blp):
         api.register_blueprint(blueprint)
     errors.register(app)
     app.before_request(_json_body)
@@ -138,8 +144,9 @@ def init_app(app: Flask) -> None:
                 db.session.rollback()
             except Exception:
                 pass
-            return errors.problem(503, "Not ready", f"The database does not answer or refuses writes "
-                                  f"({exc.__class__.__name__}).", "not-ready", headers={"Retry-After": "5"})
+            return errors.problem(503, "Not ready", T("The database does not answer or refuses writes ({error}).",
+                                                      error=exc.__class__.__name__), "not-ready",
+                                  headers={"Retry-After": "5"})
         db.session.rollback()
         return {"status": "ready"}
 

@@ -2,15 +2,18 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from flask import Flask, jsonify
 from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 
 from referee import metrics
+from referee.i18n import language, say
 from referee.models import db
 from referee.rules.base import RuleError
 from referee.store import StoreError
+from referee.texts import N_, T, Text, joined
 
 PROBLEM = "application/problem+json"
 TYPE_BASE = "https://referee.invalid/problems/"
@@ -18,13 +21,17 @@ log = logging.getLogger(__name__)
 
 
 def problem(status: int, title: str, detail: str, kind: str, headers: dict | None = None, **extra):
-    body = {"type": TYPE_BASE + kind, "title": title, "status": status, "detail": detail}
+    """The problem+json answer; ``detail`` (a marked text) in the request's language, which
+    ``Content-Language`` names. ``type``, ``title`` and ``rule`` never change with the language."""
+    body = {"type": TYPE_BASE + kind, "title": title, "status": status, "detail": say(detail)}
     body.update({k: v for k, v in extra.items() if v is not None})
     response = jsonify(body)
     response.status_code = status
     response.mimetype = PROBLEM
     for name, value in (headers or {}).items():
         response.headers[name] = value
+    response.headers["Content-Language"] = language()
+    response.vary.add("Accept-Language")
     return response
 
 
@@ -45,9 +52,9 @@ def database_unavailable(error: Exception):
     except Exception:  # the connection itself may be gone; the pool replaces it
         pass
     return problem(503, "Database unavailable",
-                   "The database did not answer in time or refused the request, so this request did not "
-                   "complete. A write may still have been applied if its answer was lost: send it again "
-                   "with the same Idempotency-Key to learn which.", "database-unavailable",
+                   N_("The database did not answer in time or refused the request, so this request did not "
+                      "complete. A write may still have been applied if its answer was lost: send it again "
+                      "with the same Idempotency-Key to learn which."), "database-unavailable",
                    headers={"Retry-After": "5"})
 
 
@@ -57,8 +64,38 @@ def rule_problem(error: RuleError):
     return problem(error.status, error.title, error.detail, error.kind, rule=error.rule, legal=error.legal)
 
 
+# marshmallow's own messages (its English defaults), marked so that ``detail`` can be translated
+_MARSHMALLOW = {str(text): text for text in (
+    N_("Missing data for required field."), N_("Field may not be null."), N_("Invalid value."), N_("Unknown field."),
+    N_("Invalid input type."), N_("Not a valid string."), N_("Not a valid utf-8 string."),
+    N_("Not a valid integer."), N_("Not a valid number."), N_("Not a valid boolean."), N_("Not a valid list."),
+    N_("Not a valid tuple."), N_("Not a valid mapping type."), N_("Not a valid datetime."), N_("Number too large."),
+    N_("Must be greater than or equal to {min}."), N_("Must be less than or equal to {max}."),
+    N_("Must be greater than or equal to {min} and less than or equal to {max}."),
+    N_("Shorter than minimum length {min}."), N_("Longer than maximum length {max}."),
+    N_("Length must be between {min} and {max}."), N_("Length must be {equal}."), N_("Must be one of: {choices}."))}
+# those with values, as patterns that find the values in marshmallow's formatted message (the
+# longest first: "between {min} and {max}" before "{equal}")
+_MARSHMALLOW_FORMATS = [(re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(text)) + r"\Z"), text)
+                        for text in sorted(_MARSHMALLOW, key=len, reverse=True) if "{" in text]
+
+
+def _marshmallow_text(message):
+    """One of marshmallow's messages as a marked text when it is one of its own (else as it is)."""
+    if isinstance(message, Text) or not isinstance(message, str):
+        return message
+    if message in _MARSHMALLOW:
+        return _MARSHMALLOW[message]
+    for pattern, msgid in _MARSHMALLOW_FORMATS:
+        found = pattern.match(message)
+        if found:
+            return T(msgid, **found.groupdict())
+    return message
+
+
 def _validation_detail(messages) -> str:
-    """Flatten marshmallow's nested messages into one readable sentence."""
+    """Flatten marshmallow's nested messages into one readable sentence (marked, so that it is
+    translated with the rest of the refusal)."""
     parts = []
 
     def walk(node, path):
@@ -66,15 +103,39 @@ def _validation_detail(messages) -> str:
             for key, value in node.items():
                 walk(value, path + [str(key)])
         elif isinstance(node, list) and all(isinstance(m, str) for m in node):
-            parts.append(f"{'.'.join(p for p in path if p not in ('json',)) or 'body'}: {' '.join(node)}")
+            parts.append(T("{field}: {messages}", field=".".join(p for p in path if p not in ("json",)) or "body",
+                           messages=joined([_marshmallow_text(m) for m in node])))
         elif isinstance(node, list):
             for i, value in enumerate(node):
                 walk(value, path + [str(i)])
         else:
-            parts.append(str(node))
+            parts.append(_marshmallow_text(str(node)))
 
     walk(messages, [])
-    return "; ".join(parts) or "The request is not valid."
+    return joined(parts, "; ") if parts else N_("The request is not valid.")
+
+
+# werkzeug's own descriptions of the errors a client meets (its English words, marked)
+_HTTP_DETAILS = {
+    400: N_("The browser (or proxy) sent a request that this server could not understand."),
+    404: N_("The requested URL was not found on the server. If you entered the URL manually please check your "
+            "spelling and try again."),
+    405: N_("The method is not allowed for the requested URL."),
+    406: N_("The resource identified by the request is only capable of generating response entities which have "
+            "content characteristics not acceptable according to the accept headers sent in the request."),
+    413: N_("The data value transmitted exceeds the capacity limit."),
+    415: N_("The server does not support the media type transmitted in the request."),
+    429: N_("This user has exceeded an allotted request count. Try again later."),
+    500: N_("The server encountered an internal error and was unable to complete your request. Either the server "
+            "is overloaded or there is an error in the application."),
+}
+
+
+def _http_detail(error: HTTPException):
+    described = error.description or error.name
+    if described == type(error).description and _HTTP_DETAILS.get(error.code) == described:
+        return _HTTP_DETAILS[error.code]
+    return described
 
 
 def register(app: Flask) -> None:
@@ -84,7 +145,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(StoreError)
     def _store(error: StoreError):
-        return problem(error.status, error.title, error.detail, error.kind, headers=error.headers)
+        return problem(error.status, error.title, error.detail, error.kind, headers=error.headers, **error.extra)
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException):
@@ -96,8 +157,7 @@ def register(app: Flask) -> None:
         kind = (error.name or "error").lower().replace(" ", "-")
         headers = dict(error.get_headers())
         headers.pop("Content-Type", None)
-        return problem(error.code or 500, error.name, error.description or error.name, kind,
-                       headers=headers)
+        return problem(error.code or 500, error.name, _http_detail(error), kind, headers=headers)
 
     @app.errorhandler(DBAPIError)
     def _database(error: DBAPIError):
@@ -106,4 +166,4 @@ def register(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):  # pragma: no cover - a bug, reported without internals
         log.exception("Unhandled error")
-        return problem(500, "Internal error", "The service failed; the move was not applied.", "internal")
+        return problem(500, "Internal error", N_("The service failed; the move was not applied."), "internal")

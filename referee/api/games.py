@@ -5,7 +5,7 @@ from flask import jsonify, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from referee import store
+from referee import groups, store
 from referee.api.errors import problem_response
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
@@ -13,13 +13,14 @@ from referee.api.schemas import (
 )
 from referee.rules import get_engine
 from referee.rules.base import public_move
+from referee.texts import N_
 
 blp = Blueprint("games", __name__, url_prefix="/api/v1", description="Games, their moves and undo.")
 
 WRITE_HEADERS = [
     {"in": "header", "name": "Authorization", "required": True, "schema": {"type": "string"},
      "description": "Bearer <token>: the game's token (returned when it was created, or by its latest "
-                    "rotation; a phone's key is not accepted here)."},
+                    "rotation) or, for a game of a group, the group's; a phone's key is not accepted here."},
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
      "description": 'The version the client saw, e.g. "3"; 412 when the game has moved on.'},
     {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "maxLength": 200},
@@ -58,7 +59,7 @@ def write_request(game_id: str, payload) -> store.WriteRequest:
     key = request.headers.get("Idempotency-Key")
     if key is not None and not (1 <= len(key) <= 200 and key.isprintable() and key.isascii()):
         raise store.StoreError(400, "Bad Idempotency-Key",
-                               "An Idempotency-Key has 1 to 200 printable ASCII characters.",
+                               N_("An Idempotency-Key has 1 to 200 printable ASCII characters."),
                                "bad-idempotency-key")
     return store.WriteRequest(
         game_id=game_id,
@@ -80,11 +81,18 @@ class Games(MethodView):
     @blp.doc(operationId="createGame")
     @blp.arguments(CreateGameSchema)
     @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}})
+    @problem_response(blp, 401, "A group named without its token")
+    @problem_response(blp, 403, "Wrong token for the group named")
+    @problem_response(blp, 404, "No such group")
     @problem_response(blp, 422, "Invalid players or options")
     @problem_response(blp, 429, "Too many games created from this address")
     def post(self, data):
         """Create a game: returns its id, its token (shown once) and the starting state."""
-        game, token = store.create_game(data["game"], data["players"], data["options"])
+        if "group" in data:  # a game of a group: the group's token, never a game's
+            game, token = groups.create_game(data["group"], bearer_token(), data["game"], data["players"],
+                                             data["options"])
+        else:
+            game, token = store.create_game(data["game"], data["players"], data["options"])
         body = dict(store.game_view(game), token=token)
         return _game_response(body, 201, Location=url_for("games.Game", game_id=game.id))
 

@@ -8,6 +8,7 @@ from flask_smorest import Blueprint
 from referee.api.declared import camel, ref
 from referee.rules import ENGINES
 from referee.rules.base import InvalidInput
+from referee.texts import N_
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
 
@@ -16,7 +17,7 @@ def _view(judge):
     def post(self):
         body = request.get_json()
         if not isinstance(body, dict):
-            raise InvalidInput("The request body must be a JSON object.")
+            raise InvalidInput(N_("The request body must be a JSON object."))
         return judge.fn(body)
 
     return post

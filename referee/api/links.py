@@ -14,7 +14,8 @@ blp = Blueprint("links", __name__, url_prefix="/api/v1",
                 description="Table links and phones (revocable keys for the pages) and the game's token.")
 
 TOKEN_HEADER = [{"in": "header", "name": "Authorization", "required": True, "schema": {"type": "string"},
-                 "description": "Bearer <token>: the game's token (a phone's key is not accepted here)."}]
+                 "description": "Bearer <token>: the game's token, or its group's (a phone's key is not accepted "
+                                "here)."}]
 NO_STORE = {"Cache-Control": "no-store"}  # answers that carry a secret are kept by no cache
 
 

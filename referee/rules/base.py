@@ -16,6 +16,8 @@ An engine is a module registered in ``referee.rules.ENGINES`` under its own ``NA
 ``public_view(state) -> dict``       the game's own public fields (JSON-able)
 ``standings(state) -> {name: total}``
 ``outcome(state) -> Outcome``        whether the game is over, who won, why and by which ruling
+``FIRST_DEAL``      optional ``(option, default seat)``: the option naming who deals (or starts)
+                    first and the seat its default takes (G-2); a rematch moves it one seat on
 
 and may refine the pipeline with these hooks (each has a default here):
 
@@ -25,6 +27,12 @@ and may refine the pipeline with these hooks (each has a default here):
 ``refuse_actor(state, kind, player) -> IllegalMove``  why this player may not make it now
 ``choices(state, kind) -> dict | None``     the legal values of its fields where the choice is
                                              small; None when the move is not possible after all
+
+Table moves (T-1, T-2) are declared here once and listed by the engines that take them:
+``adjust_move(...)`` (a score adjustment, every game) and ``correction_move(...)`` (a finished
+round's result replaced, the games whose rounds the table may enter whole). A table move is
+accepted in every phase and after the game's end too; there, one that would change the result
+(the winners or the status) is refused unless it says ``change_result``.
 
 Every engine module ends with ``apply, allowed = bind(__name__)``: ``apply(state, move) -> state``
 runs the pipeline (never mutating ``state``; raises ``RuleError``), ``allowed(state)`` lists the
@@ -41,10 +49,12 @@ from string import Formatter
 from typing import Any, Callable, TypedDict
 
 from referee.errors import IllegalMove, InvalidInput, RuleError
-from referee.rules.fields import Field, check_type
+from referee.rules.fields import Field, Flag, Int, Player, Text as TextField, check_type
+from referee.texts import N_, T, Text, joined
 
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "bind", "apply_move", "load_move",
-           "allowed_moves", "public_state", "public_move", "next_state"]
+           "allowed_moves", "public_state", "public_move", "next_state", "TABLE_RULINGS", "adjust_move",
+           "correction_move", "round_index", "replace_round"]
 
 
 class Outcome(TypedDict):
@@ -87,6 +97,10 @@ class Move:
     actor: str | None = "player"
     check: Callable[[dict], Any] | None = None
     private: Callable[[dict], tuple[str, ...]] | None = None
+    # A table move (T-1, T-2): its ruling, named by every refusal of it; accepted after the end too.
+    table_rule: str | None = None
+    # The legal values of its fields now (None: not possible now), in place of the engine's choices.
+    offer: Callable[[dict], dict | None] | None = None
 
     def field_names(self) -> list[str]:
         return [f.name for f in self.fields]
@@ -108,9 +122,22 @@ class Move:
 
     def load(self, move: dict, state: dict) -> dict:
         """Check every field of ``move`` against the declaration; returns the clean move."""
+        if self.table_rule is None:
+            return self._load(move, state)
+        try:
+            return self._load(move, state)
+        except InvalidInput as error:
+            raise self.named(error) from None
+
+    def named(self, error: InvalidInput) -> InvalidInput:
+        """A table move's refusals all name its ruling (T-1, T-2), a malformed field's too."""
+        return error if error.rule or not self.table_rule else InvalidInput(error.detail, rule=self.table_rule,
+                                                                           legal=error.legal)
+
+    def _load(self, move: dict, state: dict) -> dict:
         unknown = sorted(set(move) - {"type", *self.field_names()})
         if unknown:
-            raise InvalidInput(f"Unknown field(s) in the move: {', '.join(map(str, unknown))}.")
+            raise InvalidInput(T("Unknown field(s) in the move: {fields}.", fields=", ".join(map(str, unknown))))
         clean = {"type": move["type"]}
         for spec in self.fields:
             value = spec.load(move, state)
@@ -131,20 +158,28 @@ class Move:
         """The logged move in words (``show`` prints a value, e.g. a card with its suit symbol)."""
         if callable(self.says):
             return self.says(move, show)
-        if self.says:
+        if self.says:  # a marked format string (N_) over the move's fields
             names = [name for _, name, _, _ in Formatter().parse(self.says) if name]
-            return self.says.format(**{name: show_value(move.get(name), show) for name in names})
+            return T(self.says, **{name: show_value(move.get(name), show) for name in names})
         who = move.get(self.actor) if self.actor else None
+        label = self.label or str(move.get("type"))
         rest = ", ".join(f"{k} {show_value(v, show)}" for k, v in move.items() if k not in ("type", self.actor))
-        return f"{who + ': ' if who else ''}{self.label or move.get('type')}{' ' + rest if rest else ''}"
+        if who and rest:
+            return T("{player}: {move} {fields}", player=who, move=label, fields=rest)
+        if who:
+            return T("{player}: {move}", player=who, move=label)
+        return T("{move} {fields}", move=label, fields=rest) if rest else label
+
+
+NONE = N_("none")
 
 
 def show_value(value: Any, show: Callable[[Any], str] = str) -> str:
     if isinstance(value, list):
-        return " ".join(show_value(v, show) for v in value) or "none"
+        return " ".join(show_value(v, show) for v in value) or NONE
     if isinstance(value, dict):
         return "; ".join(f"{k}: {show_value(v, show)}" for k, v in value.items())
-    return "none" if value is None else show(value)
+    return NONE if value is None else show(value)
 
 
 # ---------------------------------------------------------------- the pipeline
@@ -159,25 +194,37 @@ def default_actors(state: dict, kind: str) -> list[str] | None:
 
 def default_refuse_phase(engine, state: dict, kind: str) -> IllegalMove:
     accepted = engine.PHASES.get(state.get("phase"), ())
+    if not accepted:
+        return IllegalMove(engine.MOVES[kind].rules[0],
+                           T("A '{move}' move is not possible now: the table is at '{phase}', which takes no move.",
+                             move=kind, phase=state.get("phase")), legal=[])
     return IllegalMove(engine.MOVES[kind].rules[0],
-                       f"A '{kind}' move is not possible now: the table is at '{state.get('phase')}', "
-                       f"which takes {', '.join(accepted) or 'no move'}.", legal=list(accepted))
+                       T("A '{move}' move is not possible now: the table is at '{phase}', which takes {moves}.",
+                         move=kind, phase=state.get("phase"), moves=", ".join(accepted)), legal=list(accepted))
 
 
 def default_refuse_actor(engine, state: dict, kind: str, player: str) -> IllegalMove:
     who = _hook(engine, "actors", default_actors)(state, kind) or []
-    return IllegalMove("G-1", f"It is {' or '.join(who) or 'nobody'}'s turn, not {player}'s.", legal=who)
+    if not who:
+        return IllegalMove("G-1", T("It is nobody's turn, not {player}'s.", player=player), legal=who)
+    return IllegalMove("G-1", T("It is {to_play}'s turn, not {player}'s.", to_play=or_names(who), player=player),
+                       legal=who)
 
 
 def move_kind(engine, move: Any) -> str:
     if not isinstance(move, dict):
-        raise InvalidInput("A move must be a JSON object.")
+        raise InvalidInput(N_("A move must be a JSON object."))
     kind = move.get("type")
     if "type" not in move:
-        raise InvalidInput("Missing field 'type'.")
+        raise InvalidInput(T("Missing field '{field}'.", field="type"))
     check_type("type", kind, str)
+    if kind == "correct_round" and kind not in engine.MOVES and "adjust" in engine.MOVES:
+        raise IllegalMove("T-1", N_("This game's rounds are scored by the referee move by move, never entered "
+                                    "whole, so there is no round result to replace: a score the table disputes "
+                                    "is changed with an adjustment ('adjust', T-2)."), legal=["adjust"])
     if kind not in engine.MOVES:
-        raise InvalidInput(f"Unknown move type '{kind}'. This game knows: {', '.join(engine.MOVES)}.")
+        raise InvalidInput(T("Unknown move type '{move}'. This game knows: {moves}.", move=kind,
+                             moves=", ".join(engine.MOVES)))
     return kind
 
 
@@ -194,8 +241,9 @@ def apply_move(engine, state: dict, move: Any) -> dict:
     kind, clean = load_move(engine, state, move)
     spec = engine.MOVES[kind]
     result = engine.outcome(state)
-    if result["status"] == "finished":
-        raise IllegalMove(result["rule"], f"The game is over: {result['reason']}")
+    over = result["status"] == "finished"
+    if over and not spec.table_rule:
+        raise IllegalMove(result["rule"], T("The game is over: {reason}", reason=result["reason"]))
     if kind not in engine.PHASES.get(state.get("phase"), ()):
         refuse = getattr(engine, "refuse_phase", None)
         raise refuse(state, kind) if refuse else default_refuse_phase(engine, state, kind)
@@ -207,24 +255,57 @@ def apply_move(engine, state: dict, move: Any) -> dict:
                    else default_refuse_actor(engine, state, kind, clean[spec.actor]))
     new = next_state(state)
     new["events"] = []
-    spec.handler(new, clean)
+    try:
+        spec.handler(new, clean)
+    except InvalidInput as error:
+        raise spec.named(error) from None
+    if over:
+        _check_result(engine, spec, kind, clean, result, new)
     return new
+
+
+def _check_result(engine, spec: Move, kind: str, move: dict, before: Outcome, new: dict) -> None:
+    """T-1, T-2: after the end, a table move that changes the result (the winners or the status)
+    needs the table's explicit ``change_result``; when it has it, the change is said aloud."""
+    after = engine.outcome(new)
+    if after["status"] == before["status"] and sorted(after["winners"]) == sorted(before["winners"]):
+        return
+    was = and_names(before["winners"]) if before["winners"] else N_("nobody")
+    if not move.get("change_result"):
+        if after["status"] != "finished":
+            detail = T("The game is over ({reason}) and this '{move}' move would change its result: the game "
+                       "would go on. Send change_result true if the table decides so.",
+                       reason=before["reason"], move=kind)
+        else:
+            detail = T("The game is over ({reason}) and this '{move}' move would change its result: {winners} "
+                       "would win instead of {was}. Send change_result true if the table decides so.",
+                       reason=before["reason"], move=kind, winners=and_names(after["winners"]), was=was)
+        raise IllegalMove(spec.table_rule, detail, legal={"change_result": True})
+    if after["status"] != "finished":
+        text = T("The table changed the game's result: the game goes on (the winner was {was}).", was=was)
+    else:
+        text = T("The table changed the game's result: {winners} now win(s) (it was {was}).",
+                 winners=and_names(after["winners"]), was=was)
+    new["events"].append({"text": text, "rule": spec.table_rule})
 
 
 def allowed_moves(engine, state: dict) -> dict:
     """The moves allowed now: ``{type: {"players": [names] | None, "choices": {field: values}}}``.
-    ``players`` None means the move names no player who must be entitled (the table records it)."""
-    if engine.outcome(state)["status"] == "finished":
-        return {}
+    ``players`` None means the move names no player who must be entitled (the table records it).
+    Once the game is over, only the table's own moves are (T-1, T-2)."""
+    over = engine.outcome(state)["status"] == "finished"
     actors = _hook(engine, "actors", default_actors)
     choices = getattr(engine, "choices", None)
     found = {}
     for kind in engine.PHASES.get(state.get("phase"), ()):
-        who = actors(state, kind) if engine.MOVES[kind].actor else None
+        spec = engine.MOVES[kind]
+        if over and not spec.table_rule:
+            continue
+        who = actors(state, kind) if spec.actor else None
         if who is not None and not who:
             continue
         entry: dict[str, Any] = {"players": who}
-        values = choices(state, kind) if choices else {}
+        values = spec.offer(state) if spec.offer else choices(state, kind) if choices else {}
         if values is None:
             continue
         if values:
@@ -254,12 +335,15 @@ def public_move(engine, move: Any) -> Any:
 
 def public_state(engine, state: dict) -> dict:
     """The public state of a game in one vocabulary: the engine's own view, then ``phase``,
-    ``round``, ``events``, ``outcome`` (and ``status``/``winners`` from it) and ``allowed``."""
+    ``round``, ``events``, ``outcome`` (and ``status``/``winners`` from it), ``allowed`` and, in a
+    game that takes them, the table's ``adjustments`` (T-2)."""
     view = engine.public_view(state)
     result = engine.outcome(state)
     view.update(phase=state.get("phase"), round=view.get("round", state.get("round")),
                 events=list(state.get("events") or []), status=result["status"],
                 winners=list(result["winners"]), outcome=result, allowed=allowed_moves(engine, state))
+    if "adjust" in engine.MOVES:
+        view["adjustments"] = copy.deepcopy(state.get("adjustments") or [])
     return view
 
 
@@ -285,15 +369,160 @@ class Judge:
     response: dict = field(default_factory=lambda: {"type": "object"})
 
 
+# ---------------------------------------------------------------- the table's own moves (T-1, T-2)
+# Declared once here; an engine lists them in its MOVES and in every phase (and its RULINGS with
+# TABLE_RULINGS), giving what only it knows: how a point counts, how a round is scored again.
+
+TABLE_RULINGS = {
+    "T-1": "A finished round's result entered wrong is replaced by a correction (correct_round) that names the "
+           "round and why: the totals follow it, the replaced result stays beside it and in the log; a "
+           "finished game's result changes only when the table says so.",
+    "T-2": "The table may adjust a player's score (a penalty, a forgotten bonus) with a reason, in any phase: "
+           "it counts as the game counts points; a finished game's result changes only when the table says so.",
+}
+ADJUST_LIMIT = 1000  # a penalty or a forgotten bonus, not a new score sheet
+
+
+@dataclass(frozen=True)
+class Reason(TextField):
+    """Why the table decided (T-1, T-2): one line of plain text, never blank."""
+
+    def parse(self, value, state):
+        text = unicodedata.normalize("NFC", super().parse(value, state)).strip()
+        if not text:
+            raise InvalidInput(T("Field '{field}' says why the table decided: it cannot be blank.", field=self.name))
+        hidden = next((ch for ch in text if unicodedata.category(ch) in _UNSEEN), None)
+        if hidden is not None:
+            raise InvalidInput(T("Field '{field}' holds an invisible or control character (U+{code}): type it "
+                                 "plainly, on one line.", field=self.name, code=f"{ord(hidden):04X}"))
+        return text
+
+
+CHANGE_RESULT = Flag("change_result", required=False, description=N_(
+    "True when the table decides that this may change a finished game's result (its winners, or whether it is "
+    "over); without it, such a change is refused."))
+
+
+def signed(points: Any) -> str:
+    return f"{points:+d}" if type(points) is int else str(points)
+
+
+def _check_adjust(move: dict) -> None:
+    if move["points"] == 0:
+        raise InvalidInput(N_("Field 'points' cannot be 0: an adjustment changes a score."), rule="T-2")
+
+
+def adjust_move(count: Callable[[dict, str, int], int], point: str,
+                round_of: Callable[[dict], Any] = lambda state: state.get("round"),
+                who: Callable[[dict], list[str]] | None = None) -> Move:
+    """The ``adjust`` move of a game (T-2). ``count(state, player, points)`` adds ``points`` to the
+    player's total as the game counts it, settles what follows (the end of the game, who leads),
+    refuses what cannot be (``IllegalMove`` citing T-2) and returns the player's new total.
+    ``point`` says what a point is in this game (a marked text); ``round_of`` the round the
+    adjustment is made in; ``who`` whose score may be adjusted now (default every player)."""
+
+    def handler(state: dict, move: dict) -> None:
+        player, points, reason = move["player"], move["points"], move["reason"]
+        number = round_of(state)
+        total = count(state, player, points)
+        state["adjustments"] = [*(state.get("adjustments") or []),
+                                {"player": player, "points": points, "reason": reason, "round": number,
+                                 "total": total}]
+        state["events"].insert(0, {"text": T("{player} {points} by the table's decision ({reason}): {total} now.",
+                                             player=player, points=signed(points), reason=reason, total=total),
+                                   "rule": "T-2"})
+
+    def offer(state: dict) -> dict | None:
+        names = who(state) if who else list(state["players"])
+        return {"player": names} if names else None
+
+    return Move(
+        handler, (Player("player", description=N_("Whose score the table adjusts.")),
+                  Int("points", lo=-ADJUST_LIMIT, hi=ADJUST_LIMIT,
+                      description=N_("Added to the player's total (negative: taken off), not 0.")),
+                  Reason("reason", description=N_("Why: the table's decision, in a few words.")),
+                  CHANGE_RESULT),
+        joined([N_("A score adjustment by the table's decision (a penalty, a forgotten bonus), logged with its "
+                   "reason; after the game's end it may change the result only with change_result."), point]),
+        ("T-2",), label=N_("Adjust a score"), actor=None, check=_check_adjust, table_rule="T-2", offer=offer,
+        says=lambda move, show: T("{player} {points} by the table's decision: {reason}", player=move.get("player"),
+                                  points=signed(move.get("points")), reason=move.get("reason")))
+
+
+def correction_move(handler: Callable[[dict, dict], None], result: tuple[Field, ...], description: str,
+                    rules: tuple[str, ...], offer: Callable[[dict], dict | None], last: int,
+                    what: str = N_("Round")) -> Move:
+    """The ``correct_round`` move of a game whose rounds the table may enter whole (T-1): the round
+    it replaces, why, the same ``result`` fields as the game's whole-round entry, and
+    ``change_result``. ``handler`` scores the result again (``round_index``, ``replace_round``)."""
+    return Move(
+        handler, (Int("round", lo=1, hi=last, description=N_("The finished round (hand) whose result this "
+                                                             "replaces.")),
+                  Reason("reason", description=N_("Why: what was entered wrong, in a few words.")),
+                  *result, CHANGE_RESULT),
+        description, ("T-1", *rules), label=N_("Correct a round"), actor=None, table_rule="T-1", offer=offer,
+        says=lambda move, show: T("{what} {round} corrected: {reason}", what=what, round=move.get("round"),
+                                  reason=move.get("reason")))
+
+
+def round_index(state: dict, number: int, current: Any, what: str = N_("Round")) -> int:
+    """Where finished round ``number`` is in ``state["rounds"]``; one in progress (``current``) or
+    not played yet cannot be corrected (T-1)."""
+    rounds = state.get("rounds") or []
+    for index, entry in enumerate(rounds):
+        if entry.get("round") == number:
+            return index
+    done = [entry.get("round") for entry in rounds]
+    if number == current:
+        raise IllegalMove("T-1", T("{what} {round} is in progress: it can be corrected once it is scored.",
+                                   what=what, round=number), legal={"round": done})
+    raise IllegalMove("T-1", T("{what} {round} has not been played yet: only a finished one can be corrected.",
+                               what=what, round=number), legal={"round": done})
+
+
+def replace_round(state: dict, index: int, entry: dict, reason: str, counts: bool = True,
+                  what: str = N_("Round")) -> dict[str, int]:
+    """Put ``entry`` (the round scored again, without totals) in place of ``state["rounds"][index]``
+    (T-1): the replaced result is kept beside it, in ``corrections``, with why and whose scores
+    changed; when its scores ``count`` in the totals, this round's and every later round's totals
+    move by the difference, which is returned for the engine's own totals. Round entries are
+    shared with earlier states (``next_state``), so they are replaced, never edited."""
+    rounds, old = state["rounds"], state["rounds"][index]
+    names = list(dict.fromkeys([*old["scores"], *entry["scores"]]))
+    changes = {name: {"from": old["scores"].get(name), "to": entry["scores"].get(name)} for name in names
+               if old["scores"].get(name) != entry["scores"].get(name)}
+    delta = {name: (entry["scores"].get(name) or 0) - (old["scores"].get(name) or 0) for name in names} if counts else {}
+
+    def moved(totals: dict) -> dict:
+        return {name: total + delta.get(name, 0) for name, total in totals.items()}
+
+    replaced = {key: value for key, value in old.items() if key != "corrections"}
+    rounds[index] = {**entry, "totals": moved(old["totals"]),
+                     "corrections": [*(old.get("corrections") or []),
+                                     {"rule": "T-1", "reason": reason, "changes": changes, "replaced": replaced}]}
+    if any(delta.values()):
+        for later in range(index + 1, len(rounds)):
+            rounds[later] = {**rounds[later], "totals": moved(rounds[later]["totals"])}
+    said = ", ".join(f"{name} {change['from']} -> {change['to']}" for name, change in changes.items())
+    state["events"].append({"rule": "T-1", "text": T("{what} {round} corrected ({reason}): {changes}.", what=what,
+                                                     round=old["round"], reason=reason,
+                                                     changes=said or N_("no score changes"))})
+    return delta
+
+
 # ---------------------------------------------------------------- input helpers
 # For what the declared fields do not cover: verdict requests, options, nested shapes.
 
 def check_keys(obj: dict, allowed: set[str] | frozenset[str], what: str = "move") -> None:
     if not isinstance(obj, dict):
-        raise InvalidInput(f"The {what} must be a JSON object.")
+        raise InvalidInput(T("The {what} must be a JSON object.", what=_WHAT.get(what, what)))
     unknown = sorted(set(obj) - set(allowed))
     if unknown:
-        raise InvalidInput(f"Unknown field(s) in the {what}: {', '.join(unknown)}.")
+        raise InvalidInput(T("Unknown field(s) in the {what}: {fields}.", what=_WHAT.get(what, what),
+                             fields=", ".join(unknown)))
+
+
+_WHAT = {"move": N_("move"), "request": N_("request")}  # what ``check_keys`` callers check
 
 
 def get_field(obj: dict, key: str, kind: type | tuple, required: bool = True, default: Any = None,
@@ -301,7 +530,7 @@ def get_field(obj: dict, key: str, kind: type | tuple, required: bool = True, de
     """Return ``obj[key]`` checked against ``kind``; bool is never accepted as an int."""
     if key not in obj:
         if required:
-            raise InvalidInput(f"Missing field '{key}'.")
+            raise InvalidInput(T("Missing field '{field}'.", field=key))
         return default
     value = obj[key]
     if value is None and nullable:
@@ -317,8 +546,9 @@ def get_int(obj: dict, key: str, lo: int | None = None, hi: int | None = None, r
         return get_field(obj, key, int, required=required, default=default, nullable=nullable)
     value = get_field(obj, key, int)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise InvalidInput(f"Field '{key}' must be between {lo} and {hi}" + (f" ({rule})." if rule else "."),
-                           rule=rule)
+        raise InvalidInput(T("Field '{field}' must be between {lo} and {hi} ({rule}).", field=key, lo=lo, hi=hi,
+                             rule=rule) if rule else
+                           T("Field '{field}' must be between {lo} and {hi}.", field=key, lo=lo, hi=hi), rule=rule)
     return value
 
 
@@ -327,8 +557,10 @@ def get_choice(obj: dict, key: str, choices, required: bool = True, default: Any
     kinds = tuple({type(c) for c in choices})
     value = get_field(obj, key, kinds, required=required, default=default)
     if key in obj and value not in choices:
-        raise InvalidInput(f"Field '{key}' must be one of: {', '.join(map(str, choices))}"
-                           + (f" ({rule})." if rule else "."), rule=rule, legal=list(choices))
+        values = ", ".join(map(str, choices))
+        raise InvalidInput(T("Field '{field}' must be one of: {values} ({rule}).", field=key, values=values, rule=rule)
+                           if rule else T("Field '{field}' must be one of: {values}.", field=key, values=values),
+                           rule=rule, legal=list(choices))
     return value
 
 
@@ -358,22 +590,23 @@ def check_players(players: Any, lo: int, hi: int, rule: str | None = None) -> li
     """Seat order (G-1): names must be distinct, non-blank strings; a wrong number of players is
     refused citing ``rule`` (G-3)."""
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise InvalidInput("'players' must be a list of names.")
+        raise InvalidInput(N_("'players' must be a list of names."))
     names = [unicodedata.normalize("NFC", p).strip() for p in players]
     if any(not n for n in names):
-        raise InvalidInput("Player names cannot be blank.")
+        raise InvalidInput(N_("Player names cannot be blank."))
     for name in names:
         hidden = next((ch for ch in name if unicodedata.category(ch) in _UNSEEN), None)
         if hidden is not None:
-            raise InvalidInput(f"Player name {name!r} holds an invisible or control character "
-                               f"(U+{ord(hidden):04X} {unicodedata.name(hidden, 'unnamed')}): type the name plainly.")
+            raise InvalidInput(T("Player name {name} holds an invisible or control character ({char}): type the "
+                                 "name plainly.", name=repr(name),
+                                 char=f"U+{ord(hidden):04X} {unicodedata.name(hidden, 'unnamed')}"))
     if any(len(n) > 40 for n in names):
-        raise InvalidInput("Player names are at most 40 characters.")
+        raise InvalidInput(N_("Player names are at most 40 characters."))
     if len(set(n.casefold() for n in names)) != len(names):
-        raise InvalidInput("Player names must be distinct.")
+        raise InvalidInput(N_("Player names must be distinct."))
     if not lo <= len(names) <= hi:
-        raise InvalidInput(f"This game needs {lo} to {hi} players." if lo != hi else
-                           f"This game needs exactly {lo} players.", rule=rule)
+        raise InvalidInput(T("This game needs {lo} to {hi} players.", lo=lo, hi=hi) if lo != hi else
+                           T("This game needs exactly {n} players.", n=lo), rule=rule)
     return names
 
 
@@ -385,23 +618,27 @@ def resolve_options(spec: dict, options: Any) -> dict:
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise InvalidInput("'options' must be an object.")
+        raise InvalidInput(N_("'options' must be an object."))
     unknown = sorted(set(options) - set(spec))
     if unknown:
-        raise InvalidInput(f"Unknown option(s): {', '.join(unknown)}. Known: {', '.join(spec) or 'none'}.")
+        raise InvalidInput(T("Unknown option(s): {options}. Known: {known}.", options=", ".join(map(str, unknown)),
+                             known=", ".join(spec) or NONE))
     for name in spec:
         if name in options:
             check_option(spec, name, options[name])
     return {name: options.get(name, info.get("default")) for name, info in spec.items()}
 
 
-def option_refusal(spec: dict, name: str, detail: str, legal: Any = None) -> InvalidInput:
-    """The refusal of a value of option ``name``: it names the option's ruling (G-3)."""
+def option_refusal(spec: dict, name: str, detail: Text, legal: Any = None) -> InvalidInput:
+    """The refusal of a value of option ``name`` (``detail``: a marked sentence without its full
+    stop): it names the option's ruling (G-3)."""
     rule = spec[name].get("rule")
-    return InvalidInput(f"{detail} ({rule})." if rule else f"{detail}.", rule=rule, legal=legal)
+    return InvalidInput(T("{detail} ({rule}).", detail=detail, rule=rule) if rule else T("{detail}.", detail=detail),
+                        rule=rule, legal=legal)
 
 
-_OPTION_TYPES = {"integer": (int, "a whole number"), "string": (str, "a text"), "boolean": (bool, "true or false")}
+_OPTION_TYPES = {"integer": (int, N_("a whole number")), "string": (str, N_("a text")),
+                 "boolean": (bool, N_("true or false"))}
 
 
 def check_option(spec: dict, name: str, value: Any) -> None:
@@ -412,20 +649,21 @@ def check_option(spec: dict, name: str, value: Any) -> None:
     if value is None:
         if info.get("default") is None:
             return
-        raise option_refusal(spec, name, f"Option '{name}' cannot be null: omit it for the default "
-                                         f"({info.get('default')!r})")
+        raise option_refusal(spec, name, T("Option '{option}' cannot be null: omit it for the default ({default})",
+                                           option=name, default=repr(info.get("default"))))
     kind, words = _OPTION_TYPES.get(schema.get("type"), (None, ""))
     enum = schema.get("enum")
     if enum is not None and not (value in enum and type(value) in {type(v) for v in enum}):
-        raise option_refusal(spec, name, f"Option '{name}' must be one of: {', '.join(map(str, enum))}",
-                             legal=list(enum))
+        raise option_refusal(spec, name, T("Option '{option}' must be one of: {values}", option=name,
+                                           values=", ".join(map(str, enum))), legal=list(enum))
     if kind is not None and (not isinstance(value, kind) or isinstance(value, bool) and kind is not bool):
-        raise option_refusal(spec, name, f"Option '{name}' must be {words}")
+        raise option_refusal(spec, name, T("Option '{option}' must be {kind}", option=name, kind=words))
     lo, hi = schema.get("minimum"), schema.get("maximum")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        bounds = (f"from {lo} to {hi}" if lo is not None and hi is not None
-                  else f"at least {lo}" if lo is not None else f"at most {hi}")
-        raise option_refusal(spec, name, f"Option '{name}' must be {bounds}")
+        raise option_refusal(spec, name, T("Option '{option}' must be from {lo} to {hi}", option=name, lo=lo, hi=hi)
+                             if lo is not None and hi is not None else
+                             T("Option '{option}' must be at least {lo}", option=name, lo=lo) if lo is not None else
+                             T("Option '{option}' must be at most {hi}", option=name, hi=hi))
 
 
 def player_option(options: dict, key: str, players: list[str], rule: str | None = None) -> str | None:
@@ -433,14 +671,46 @@ def player_option(options: dict, key: str, players: list[str], rule: str | None 
     if value is None:
         return None
     if value not in players:
-        raise InvalidInput(f"Option '{key}' must name a player" + (f" ({rule})." if rule else "."), rule=rule,
-                           legal=list(players))
+        raise InvalidInput(T("Option '{option}' must name a player ({rule}).", option=key, rule=rule) if rule else
+                           T("Option '{option}' must name a player.", option=key), rule=rule, legal=list(players))
     return value
 
 
 def left_of(players: list[str], name: str, steps: int = 1) -> str:
     """The player ``steps`` seats to the left (G-1: the next one in the list)."""
     return players[(players.index(name) + steps) % len(players)]
+
+
+def next_deal(engine, players: list[str], options: dict,
+              rename: Callable[[str], str] = lambda name: name) -> tuple[list[str], dict]:
+    """The players and options of the next game at the same seats: the same (each name through
+    ``rename``, a group's renames), with the first deal one seat to the left (G-1, G-2), whether the
+    option names the dealer or the first to play (the dealer's left). An engine that declares no
+    ``FIRST_DEAL`` keeps its options: the table deals as it likes."""
+    options = dict(options)
+    declared = getattr(engine, "FIRST_DEAL", None)
+    if declared:
+        name, default_seat = declared
+        current = options.get(name)
+        seat = players.index(current) if current in players else default_seat % len(players)
+        options[name] = rename(players[(seat + 1) % len(players)])
+    return [rename(player) for player in players], options
+
+
+def and_names(names: list[str]) -> str:
+    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cy`` (in the reader's language)."""
+    names = [str(n) for n in names]
+    if len(names) < 2:
+        return "".join(names)
+    return T("{names} and {last}", names=", ".join(names[:-1]), last=names[-1])
+
+
+def or_names(names: list[str]) -> str:
+    """``Ann``, ``Ann or Bob`` (in the reader's language)."""
+    names = [str(n) for n in names]
+    if len(names) < 2:
+        return "".join(names)
+    return T("{names} or {last}", names=", ".join(names[:-1]), last=names[-1])
 
 
 def ranked(totals: dict[str, int], lowest_wins: bool) -> list[str]:

@@ -11,16 +11,21 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from referee.errors import InvalidInput
+from referee.texts import N_, T
 
-_TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "an object", bool: "true or false"}
+_TYPE_NAMES = {int: N_("an integer"), str: N_("a string"), list: N_("a list"), dict: N_("an object"),
+               bool: N_("true or false")}
 
 
 def check_type(key: str, value: Any, kinds: type | tuple) -> Any:
     """``value`` checked against ``kinds``; bool is never accepted as an int."""
     kinds = kinds if isinstance(kinds, tuple) else (kinds,)
     if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        names = " or ".join(_TYPE_NAMES.get(k, k.__name__) for k in kinds)
-        raise InvalidInput(f"Field '{key}' must be {names}.")
+        names = [_TYPE_NAMES.get(k, k.__name__) for k in kinds]
+        raise InvalidInput(T("Field '{field}' must be {kind}.", field=key, kind=names[0]) if len(names) == 1 else
+                           T("Field '{field}' must be {kind} or {other}.", field=key, kind=names[0],
+                             other=names[1] if len(names) == 2 else T("{kind} or {other}", kind=names[1],
+                                                                      other=names[2])))
     return value
 
 
@@ -52,7 +57,7 @@ class Field:
         """The clean value of this field in ``move`` (None when absent and optional)."""
         if self.name not in move:
             if self.required:
-                raise InvalidInput(f"Missing field '{self.name}'.")
+                raise InvalidInput(T("Missing field '{field}'.", field=self.name))
             return None
         value = move[self.name]
         if value is None and self.nullable:
@@ -64,13 +69,13 @@ class Field:
 class Player(Field):
     """The name of a player in this game."""
 
-    description: str = "A player's name, as listed at the game's creation."
+    description: str = N_("A player's name, as listed at the game's creation.")
     widget = "player"
 
     def parse(self, value, state):
         check_type(self.name, value, str)
         if value not in state["players"]:
-            raise InvalidInput(f"'{value}' is not a player in this game.")
+            raise InvalidInput(T("'{player}' is not a player in this game.", player=value))
         return value
 
     def value_schema(self):
@@ -86,7 +91,8 @@ class Int(Field):
     def parse(self, value, state):
         check_type(self.name, value, int)
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
-            raise InvalidInput(f"Field '{self.name}' must be between {self.lo} and {self.hi}.")
+            raise InvalidInput(T("Field '{field}' must be between {lo} and {hi}.", field=self.name, lo=self.lo,
+                                 hi=self.hi))
         return value
 
     def value_schema(self):
@@ -106,7 +112,8 @@ class Choice(Field):
     def parse(self, value, state):
         check_type(self.name, value, tuple({type(c) for c in self.choices}))
         if value not in self.choices:
-            raise InvalidInput(f"Field '{self.name}' must be one of: {', '.join(map(str, self.choices))}.")
+            raise InvalidInput(T("Field '{field}' must be one of: {values}.", field=self.name,
+                                 values=", ".join(map(str, self.choices))))
         return value
 
     def value_schema(self):
@@ -132,7 +139,7 @@ class Text(Field):
     def parse(self, value, state):
         check_type(self.name, value, str)
         if len(value) > self.max_length:
-            raise InvalidInput(f"Field '{self.name}' is at most {self.max_length} characters.")
+            raise InvalidInput(T("Field '{field}' is at most {n} characters.", field=self.name, n=self.max_length))
         return value
 
     def value_schema(self):
@@ -175,7 +182,7 @@ class Cards(Field):
     def parse(self, value, state):
         check_type(self.name, value, list)
         if len(value) > self.max_items:
-            raise InvalidInput(f"Field '{self.name}' holds at most {self.max_items} cards.")
+            raise InvalidInput(T("Field '{field}' holds at most {n} cards.", field=self.name, n=self.max_items))
         return [self.read(code) for code in value]
 
     def value_schema(self):

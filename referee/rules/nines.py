@@ -25,10 +25,12 @@ from typing import Any
 
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_choice, get_field,
-    get_int, in_deck, in_progress, left_of, player_option, resolve_options,
+    TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
+    correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, player_option,
+    replace_round, resolve_options, round_index,
 )
 from referee.rules.fields import Card, Choice, Int, Player, Shaped
+from referee.texts import N_, T
 
 NAME = "nines"
 TITLE = "Nines"
@@ -40,19 +42,20 @@ COLUMNS = ((0, 3, 6), (1, 4, 7), (2, 5, 8))
 FACE_UP_AT_DEAL = 3  # N9-2
 JOKER_POINTS = -3  # N9-6; N9-9 lets the table choose -2 or -5
 
+FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
 OPTIONS = {
     "decks": {"default": None, "schema": {"type": "integer", "minimum": 2, "maximum": 20}, "rule": "N9-1",
-              "description": "Standard decks with two Jokers each: default 2 for 2-3 players, 3 for 4-6, "
-                             "one more for every three further players; the table may choose more (N9-1)."},
+              "description": N_("Standard decks with two Jokers each: default 2 for 2-3 players, 3 for 4-6, "
+                                "one more for every three further players; the table may choose more (N9-1).")},
     "target": {"default": 100, "schema": {"type": "integer", "minimum": 1, "maximum": 100000}, "rule": "N9-7",
-               "description": "The game ends after the first hand at whose end a total reaches this (N9-7)."},
+               "description": N_("The game ends after the first hand at whose end a total reaches this (N9-7).")},
     "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
-               "description": "The first hand's dealer; default the last player listed (G-2)."},
+               "description": N_("The first hand's dealer; default the last player listed (G-2).")},
     "hands": {"default": None, "schema": {"type": "integer", "minimum": 1, "maximum": 100}, "rule": "N9-9",
-              "description": "House rule: play this many hands, whatever the totals; the target is then "
-                             "unused (N9-9)."},
+              "description": N_("House rule: play this many hands, whatever the totals; the target is then "
+                                "unused (N9-9).")},
     "joker_points": {"default": JOKER_POINTS, "schema": {"type": "integer", "enum": [-3, -2, -5]}, "rule": "N9-9",
-                     "description": "House rule: a Joker's points outside a set, -3, -2 or -5 (N9-9)."},
+                     "description": N_("House rule: a Joker's points outside a set, -3, -2 or -5 (N9-9).")},
 }
 RULINGS = {
     "G-1": "Players are listed in seat order; a player's left is the next one in the list.",
@@ -74,6 +77,7 @@ RULINGS = {
             "first remakes it from the discard pile but its top card (G-4).",
     "N9-9": "House rules: a fixed number of hands instead of the target (lowest total wins), and a "
             "Joker's points -3, -2 or -5.",
+    **TABLE_RULINGS,
 }
 
 
@@ -105,8 +109,8 @@ def find_sets(grid: list[str]) -> list[dict]:
 
 def _line_name(cells: list[int]) -> str:
     if tuple(cells) in ROWS:
-        return f"row {ROWS.index(tuple(cells)) + 1}"
-    return f"column {COLUMNS.index(tuple(cells)) + 1}"
+        return T("row {n}", n=ROWS.index(tuple(cells)) + 1)
+    return T("column {n}", n=COLUMNS.index(tuple(cells)) + 1)
 
 
 def score_grid(grid: list[str], joker: int = JOKER_POINTS) -> dict:
@@ -115,15 +119,17 @@ def score_grid(grid: list[str], joker: int = JOKER_POINTS) -> dict:
     in_set = {i for found in sets for i in found["cells"]}
     points = [0 if i in in_set else card_points(card, joker) for i, card in enumerate(grid)]
     breakdown = [{"rule": "N9-5", "points": 0,
-                  "detail": f"Set in {_line_name(s['cells'])} (positions {', '.join(map(str, s['cells']))}): "
-                            f"three cards of rank {s['rank']}."} for s in sets]
+                  "detail": T("Set in {line} (positions {cells}): three cards of rank {rank}.",
+                              line=_line_name(s["cells"]), cells=", ".join(map(str, s["cells"])), rank=s["rank"])}
+                 for s in sets]
     for i, card in enumerate(grid):
         if i in in_set:
-            breakdown.append({"rule": "N9-5", "points": 0, "detail": f"{card} at position {i} is in a set: 0."})
+            breakdown.append({"rule": "N9-5", "points": 0,
+                              "detail": T("{card} at position {i} is in a set: 0.", card=card, i=i)})
         else:
             rule = "N9-9" if card == JOKER and joker != JOKER_POINTS else "N9-6"
             breakdown.append({"rule": rule, "points": points[i],
-                              "detail": f"{card} at position {i}: {points[i]}."})
+                              "detail": T("{card} at position {i}: {points}.", card=card, i=i, points=points[i])})
     return {"points": sum(points), "sets": sets, "card_points": points, "breakdown": breakdown}
 
 
@@ -135,13 +141,14 @@ _card = in_deck(lambda code: parse_standard(code, jokers=True), "N9-1")  # G-3
 def parse_grid(value: Any, what: str = "grid") -> list[str]:
     """Nine card codes, row by row; a 3x3 nested list is accepted too (N9-2)."""
     if not isinstance(value, list):
-        raise InvalidInput(f"'{what}' must be a list of 9 card codes (or 3 rows of 3).")
+        raise InvalidInput(T("'{field}' must be a list of 9 card codes (or 3 rows of 3).", field=what))
     if len(value) == 3 and all(isinstance(row, list) for row in value):
         if any(len(row) != 3 for row in value):
-            raise InvalidInput(f"'{what}': each of the 3 rows needs 3 cards.")
+            raise InvalidInput(T("'{field}': each of the 3 rows needs 3 cards.", field=what))
         value = [code for row in value for code in row]
     if len(value) != CELLS:
-        raise InvalidInput(f"'{what}' must hold exactly 9 cards, row by row (it has {len(value)}).")
+        raise InvalidInput(T("'{field}' must hold exactly 9 cards, row by row (it has {n}).", field=what,
+                             n=len(value)))
     return [_card(code) for code in value]
 
 
@@ -154,7 +161,8 @@ def _position_key(key: Any, name: str) -> int:
         return key
     if isinstance(key, str) and _POSITION.match(key):
         return int(key)
-    raise InvalidInput(f"Position {key!r} for {name} is not a grid position (0-8, row by row).")
+    raise InvalidInput(T("Position {position} for {player} is not a grid position (0-8, row by row).",
+                         position=repr(key), player=name))
 
 
 # ---------------------------------------------------------------- setup
@@ -170,8 +178,9 @@ def new_game(players: list[str], options: dict | None = None) -> dict:
     least = default_decks(len(players))
     decks = opts["decks"] if opts["decks"] is not None else least
     if decks < least:
-        raise InvalidInput(f"{len(players)} players need at least {least} decks (N9-1): the table may "
-                           f"choose more, never fewer.", rule="N9-1", legal={"decks": list(range(least, 21))})
+        raise InvalidInput(T("{n} players need at least {least} decks (N9-1): the table may choose more, never "
+                             "fewer.", n=len(players), least=least), rule="N9-1",
+                           legal={"decks": list(range(least, 21))})
     target = opts["target"]
     dealer = player_option(opts, "dealer", players, rule="G-2") or players[-1]  # G-2
     hands = opts["hands"]
@@ -226,14 +235,15 @@ def _read_revealed(value: Any, state: dict) -> dict[str, dict[int, str]]:
     revealed = {}
     for name, cells in get_field({"revealed": value}, "revealed", dict).items():
         if name not in state["players"]:
-            raise InvalidInput(f"'{name}' is not a player in this game.")
+            raise InvalidInput(T("'{player}' is not a player in this game.", player=name))
         if not isinstance(cells, dict):
-            raise InvalidInput(f"'revealed' for {name} must be an object of position: card.")
+            raise InvalidInput(T("'revealed' for {player} must be an object of position: card.", player=name))
         placed: dict[int, str] = {}
         for key, code in cells.items():
             position = _position_key(key, name)
             if position in placed:
-                raise InvalidInput(f"Position {position} for {name} is given twice.")
+                raise InvalidInput(T("Position {position} for {player} is given twice.", position=position,
+                                     player=name))
             placed[position] = _card(code)
         revealed[name] = placed
     return revealed
@@ -246,11 +256,12 @@ def _deal(state: dict, move: dict) -> None:
         for position, card in cells.items():
             grids[name][position] = card
         if len(cells) != FACE_UP_AT_DEAL:
-            raise IllegalMove("N9-2", f"{name} turns exactly three cards face up at the deal, not {len(cells)}.")
+            raise IllegalMove("N9-2", T("{player} turns exactly three cards face up at the deal, not {n}.",
+                                        player=name, n=len(cells)))
     missing = [p for p in state["players"] if p not in revealed]
     if missing:
-        raise IllegalMove("N9-2", f"Every player turns three cards face up at the deal; missing: "
-                                  f"{', '.join(missing)}.", legal=missing)
+        raise IllegalMove("N9-2", T("Every player turns three cards face up at the deal; missing: {players}.",
+                                    players=", ".join(missing)), legal=missing)
     n = len(state["players"])
     state.update({
         "phase": "play",
@@ -274,20 +285,20 @@ def _turn(state: dict, move: dict) -> None:
         if known is not None:
             # N9-8, N9-1: the stock was remade from the discard pile, so the table has seen every card in it.
             if card not in known:
-                raise IllegalMove("N9-1", f"The stock was remade from the discard pile and holds no {card}.",
-                                  legal=sorted(set(known)))
+                raise IllegalMove("N9-1", T("The stock was remade from the discard pile and holds no {card}.",
+                                            card=card), legal=sorted(set(known)))
             known.remove(card)
         state["stock"] -= 1
     else:
         if card != pile[-1]:
-            raise IllegalMove("N9-3", f"Only the top card of the discard pile can be taken: {pile[-1]}.",
+            raise IllegalMove("N9-3", T("Only the top card of the discard pile can be taken: {card}.", card=pile[-1]),
                               legal=[pile[-1]])
         pile.pop()
     # N9-3: put it face up in place of a card, which is discarded (and revealed), or discard it.
     if position is None:
         if replaced is not None:
-            raise IllegalMove("N9-3", "Field 'replaced' only goes with a grid position: a discarded card "
-                                      "replaces nothing.")
+            raise IllegalMove("N9-3", N_("Field 'replaced' only goes with a grid position: a discarded card "
+                                         "replaces nothing."))
         pile.append(card)
     else:
         pile.append(_replaced_card(grid, position, replaced))
@@ -302,11 +313,12 @@ def _replaced_card(grid: list, position: int, replaced: str | None) -> str:
     known = grid[position]
     if known is None:
         if replaced is None:
-            raise IllegalMove("N9-3", f"Position {position} was face down: give the card it held in 'replaced' "
-                                      f"(it is discarded face up).")
+            raise IllegalMove("N9-3", T("Position {position} was face down: give the card it held in 'replaced' "
+                                        "(it is discarded face up).", position=position))
         return replaced
     if replaced is not None and replaced != known:
-        raise IllegalMove("N9-3", f"Position {position} holds {known} face up, not {replaced}.", legal=[known])
+        raise IllegalMove("N9-3", T("Position {position} holds {card} face up, not {replaced}.", position=position,
+                                    card=known, replaced=replaced), legal=[known])
     return known
 
 
@@ -315,14 +327,14 @@ def _remake_stock(state: dict) -> None:
     card (at that moment, never earlier)."""
     pile = state["discard_pile"]
     if len(pile) <= 1:
-        raise IllegalMove("N9-8", "The stock is empty and the discard pile holds only its top card: "
-                                  "take the discard.", legal=["discard"])
+        raise IllegalMove("N9-8", N_("The stock is empty and the discard pile holds only its top card: "
+                                     "take the discard."), legal=["discard"])
     state["stock"] = len(pile) - 1
     state["stock_cards"] = pile[:-1]
     del pile[:-1]  # in place: the turn holds this list
     state["reshuffles"] += 1
-    state["events"].append({"rule": "N9-8", "text": f"The stock was empty: the discard pile but its top card "
-                                                   f"became the new stock ({state['stock']} cards)."})
+    state["events"].append({"rule": "N9-8", "text": T("The stock was empty: the discard pile but its top card became "
+                                                     "the new stock ({n} cards).", n=state["stock"])})
 
 
 def _after_turn(state: dict, player: str) -> None:
@@ -351,12 +363,12 @@ def _reveal_all(state: dict, move: dict) -> None:
     grids, pending = move["grids"], list(state["reveals_pending"])
     missing = [p for p in pending if p not in grids]
     if missing:
-        raise IllegalMove("N9-4", f"Every grid still to reveal is needed; missing: {', '.join(missing)}.",
-                          legal=pending)
+        raise IllegalMove("N9-4", T("Every grid still to reveal is needed; missing: {players}.",
+                                    players=", ".join(missing)), legal=pending)
     extra = [p for p in grids if p not in pending]
     if extra:
-        raise IllegalMove("N9-4", f"{', '.join(extra)}: no grid to reveal (done, or already face up).",
-                          legal=pending)
+        raise IllegalMove("N9-4", T("{players}: no grid to reveal (done, or already face up).",
+                                    players=", ".join(extra)), legal=pending)
     for player in pending:
         _reveal_grid(state, player, grids[player])
 
@@ -364,7 +376,8 @@ def _reveal_all(state: dict, move: dict) -> None:
 def _reveal_grid(state: dict, player: str, grid: list[str]) -> None:
     for position, known in enumerate(state["grids"][player]):
         if known is not None and grid[position] != known:
-            raise IllegalMove("N9-4", f"{player}'s position {position} is face up as {known}, not {grid[position]}.")
+            raise IllegalMove("N9-4", T("{player}'s position {position} is face up as {card}, not {given}.",
+                                        player=player, position=position, card=known, given=grid[position]))
     state["grids"][player] = grid
     state["reveals_pending"].remove(player)
     _check_accounting(state)
@@ -380,41 +393,56 @@ def _read_grids(value: Any, state: dict) -> dict[str, list[str]]:
     grids = {}
     for name, grid in given.items():
         if name not in state["players"]:
-            raise InvalidInput(f"'{name}' is not a player in this game.")
+            raise InvalidInput(T("'{player}' is not a player in this game.", player=name))
         grids[name] = parse_grid(grid, what=f"grids.{name}")
     return grids
 
 
 def _hand_result(state: dict, move: dict) -> None:
-    grids = move["grids"]
+    _score_hand(state, _whole_hand(state, move["grids"]))
+
+
+def _whole_hand(state: dict, grids: dict) -> dict:
+    """Every player's final grid of a hand entered whole (N9-2), within the decks (N9-1)."""
     missing = [p for p in state["players"] if p not in grids]
     if missing:
-        raise IllegalMove("N9-2", f"Every player's grid is needed; missing: {', '.join(missing)}.", legal=missing)
+        raise IllegalMove("N9-2", T("Every player's grid is needed; missing: {players}.", players=", ".join(missing)),
+                          legal=missing)
     seen = [c for grid in grids.values() for c in grid]
     check_copies(seen, _copies(state["options"]["decks"]), rule="N9-1")
-    _score_hand(state, {p: grids[p] for p in state["players"]})
+    return {p: grids[p] for p in state["players"]}
 
 
 # ---------------------------------------------------------------- end of a hand, end of the game
 
-def _score_hand(state: dict, grids: dict) -> None:
+def _hand_entry(state: dict, hand: int, dealer: str, done: str | None, grids: dict) -> dict:
+    """A scored hand as ``rounds`` keeps it (its ``totals`` are added by the caller)."""
     joker = state["options"].get("joker_points", JOKER_POINTS)
     results = {p: score_grid(grids[p], joker) for p in state["players"]}
-    for p, result in results.items():
-        state["totals"][p] += result["points"]
-    state["rounds"].append({
-        "round": state["hand"],
-        "dealer": state["dealer"],
-        "done": state.get("done"),
+    return {
+        "round": hand,
+        "dealer": dealer,
+        "done": done,
         "scores": {p: r["points"] for p, r in results.items()},
-        "totals": dict(state["totals"]),
         "breakdown": {p: r["breakdown"] for p, r in results.items()},
         "sets": {p: r["sets"] for p, r in results.items()},
         "card_points": {p: r["card_points"] for p, r in results.items()},
         "grids": {p: list(grids[p]) for p in state["players"]},
-    })
+    }
+
+
+def _over(state: dict, hand: int) -> bool:
+    """N9-7, N9-9: whether the game ends at the end of ``hand`` with the totals as they are."""
     fixed = state["options"].get("hands")
-    if (state["hand"] >= fixed) if fixed else max(state["totals"].values()) >= state["options"]["target"]:  # N9-7, N9-9
+    return hand >= fixed if fixed else max(state["totals"].values()) >= state["options"]["target"]
+
+
+def _score_hand(state: dict, grids: dict) -> None:
+    entry = _hand_entry(state, state["hand"], state["dealer"], state.get("done"), grids)
+    for p, points in entry["scores"].items():
+        state["totals"][p] += points
+    state["rounds"].append({**entry, "totals": dict(state["totals"])})
+    if _over(state, state["hand"]):  # N9-7, N9-9
         best = min(state["totals"].values())
         state.update({"phase": "finished", "to_play": None, "grids": {p: list(grids[p]) for p in grids},
                       "winners": [p for p in state["players"] if state["totals"][p] == best],
@@ -423,6 +451,51 @@ def _score_hand(state: dict, grids: dict) -> None:
     state["hand"] += 1
     state["dealer"] = left_of(state["players"], state["dealer"])  # N9-8
     _start_hand(state)
+
+
+# ---------------------------------------------------------------- the table's corrections (T-1, T-2)
+
+def _correct_hand(state: dict, move: dict) -> None:
+    """T-1: a finished hand scored again from every final grid, as a hand result is (N9-1, N9-2,
+    N9-5, N9-6); the totals follow, and then the end of the game (``_settle``)."""
+    index = round_index(state, move["round"], state["hand"], what=N_("Hand"))
+    old = state["rounds"][index]
+    entry = _hand_entry(state, old["round"], old["dealer"], old["done"], _whole_hand(state, move["grids"]))
+    for p, points in replace_round(state, index, entry, move["reason"], what=N_("Hand")).items():
+        state["totals"][p] += points
+    _settle(state)
+
+
+def _adjust(state: dict, player: str, points: int) -> int:
+    """T-2: penalty points, like a hand's: the lowest total wins (N9-7)."""
+    state["totals"][player] += points
+    _settle(state)
+    return state["totals"][player]
+
+
+def _settle(state: dict) -> None:
+    """N9-7 judges the totals at the end of a hand: a correction or an adjustment made during a
+    hand counts at its end; one made between hands (before the next deal) or after the end is
+    judged at once against the end of the last hand: the game ends there, or (the table having
+    said so, T-1/T-2) goes on with the next hand."""
+    if not state["rounds"] or state["phase"] not in ("deal", "finished"):
+        return
+    last = state["rounds"][-1]
+    if _over(state, last["round"]):
+        if state["phase"] == "deal":
+            state["events"].append({"rule": "N9-7", "text": T("With this change a total reaches the target at the "
+                                                              "end of hand {hand}: the game is over.",
+                                                              hand=last["round"])})
+        best = min(state["totals"].values())
+        state.update({"phase": "finished", "to_play": None, "hand": last["round"], "dealer": last["dealer"],
+                      "done": last["done"], "grids": {p: list(grid) for p, grid in last["grids"].items()},
+                      "winners": [p for p in state["players"] if state["totals"][p] == best],
+                      "reveals_pending": [], "final_order": []})
+    elif state["phase"] == "finished":
+        state.update(winners=[], hand=last["round"] + 1, dealer=left_of(state["players"], last["dealer"]))
+        _start_hand(state)
+        state["events"].append({"rule": "N9-7", "text": T("With this change no total reaches the target: the game "
+                                                          "goes on with hand {hand}.", hand=state["hand"])})
 
 
 # ---------------------------------------------------------------- views
@@ -457,17 +530,18 @@ def public_view(state: dict) -> dict:
 def outcome(state: dict):
     if state["phase"] == "finished":
         if state["options"].get("hands"):
-            return finished(state["winners"], f"{state['options']['hands']} hands have been played; the lowest "
-                                              "total wins.", "N9-9")
-        return finished(state["winners"], "A total reached the target at the end of a hand; the lowest "
-                                          "total wins.", "N9-7")
+            return finished(state["winners"], T("{n} hands have been played; the lowest total wins.",
+                                                n=state["options"]["hands"]), "N9-9")
+        return finished(state["winners"], N_("A total reached the target at the end of a hand; the lowest "
+                                             "total wins."), "N9-7")
     return in_progress()
 
 
 # ---------------------------------------------------------------- who may move, and with what
 
-PHASES = {"deal": ("deal", "hand_result"), "play": ("turn",), "reveal": ("reveal", "reveal_all"), "final": ("turn",),
-          "finished": ()}
+_TABLE = ("adjust", "correct_round")  # the table's own moves, in every phase and after the end (T-1, T-2)
+PHASES = {"deal": ("deal", "hand_result", *_TABLE), "play": ("turn", *_TABLE),
+          "reveal": ("reveal", "reveal_all", *_TABLE), "final": ("turn", *_TABLE), "finished": _TABLE}
 
 
 def actors(state: dict, kind: str) -> list[str] | None:
@@ -479,36 +553,40 @@ def actors(state: dict, kind: str) -> list[str] | None:
 def refuse_phase(state: dict, kind: str) -> IllegalMove:
     phase = state["phase"]
     if kind == "turn" and phase == "deal":
-        return IllegalMove("N9-2", f"Hand {state['hand']} has not been dealt yet: {state['dealer']} records "
-                                   "the deal.")
+        return IllegalMove("N9-2", T("Hand {hand} has not been dealt yet: {dealer} records the deal.",
+                                     hand=state["hand"], dealer=state["dealer"]))
     if kind == "turn":
-        return IllegalMove("N9-4", f"{state['done']} is done: first every other player turns all their cards "
-                                   f"face up (still to reveal: {', '.join(state['reveals_pending'])}).",
+        return IllegalMove("N9-4", T("{player} is done: first every other player turns all their cards face up "
+                                     "(still to reveal: {players}).", player=state["done"],
+                                     players=", ".join(state["reveals_pending"])),
                            legal=list(state["reveals_pending"]))
     if kind == "deal":
-        return IllegalMove("N9-2", f"Hand {state['hand']} has already been dealt.")
+        return IllegalMove("N9-2", T("Hand {hand} has already been dealt.", hand=state["hand"]))
     if kind in ("reveal", "reveal_all"):
-        return IllegalMove("N9-4", "Grids are revealed only once a player is done, before the final turns.")
-    return IllegalMove("N9-4", f"Hand {state['hand']} is being played move by move: it is scored when its "
-                               "final turns are over.")
+        return IllegalMove("N9-4", N_("Grids are revealed only once a player is done, before the final turns."))
+    return IllegalMove("N9-4", T("Hand {hand} is being played move by move: it is scored when its final turns are "
+                                 "over.", hand=state["hand"]))
 
 
 def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
     if kind == "reveal":
-        why = "is done" if player == state["done"] else "has already revealed"
-        return IllegalMove("N9-4", f"{player} {why}: their grid is face up.", legal=list(state["reveals_pending"]))
+        detail = (T("{player} is done: their grid is face up.", player=player) if player == state["done"] else
+                  T("{player} has already revealed: their grid is face up.", player=player))
+        return IllegalMove("N9-4", detail, legal=list(state["reveals_pending"]))
     to_play = [state["to_play"]]
     if state["phase"] == "final":
         if player == state["done"]:
-            return IllegalMove("N9-4", f"{player} is done and has no more turns this hand.", legal=to_play)
+            return IllegalMove("N9-4", T("{player} is done and has no more turns this hand.", player=player),
+                               legal=to_play)
         if player not in state["final_order"]:
-            return IllegalMove("N9-4", f"{player} has had their last turn of this hand.", legal=to_play)
-        return IllegalMove("N9-4", f"Final turns go from {state['done']}'s left: it is {state['to_play']}'s "
-                                   "turn.", legal=to_play)
+            return IllegalMove("N9-4", T("{player} has had their last turn of this hand.", player=player),
+                               legal=to_play)
+        return IllegalMove("N9-4", T("Final turns go from {done}'s left: it is {to_play}'s turn.", done=state["done"],
+                                     to_play=state["to_play"]), legal=to_play)
     if state.get("turns", 0) == 0:
-        return IllegalMove("N9-8", f"The player to {state['dealer']}'s left plays first: {state['to_play']}.",
-                           legal=to_play)
-    return IllegalMove("G-1", f"It is {state['to_play']}'s turn (play passes left).", legal=to_play)
+        return IllegalMove("N9-8", T("The player to {dealer}'s left plays first: {to_play}.", dealer=state["dealer"],
+                                     to_play=state["to_play"]), legal=to_play)
+    return IllegalMove("G-1", T("It is {to_play}'s turn (play passes left).", to_play=state["to_play"]), legal=to_play)
 
 
 def choices(state: dict, kind: str) -> dict:
@@ -525,12 +603,18 @@ def choices(state: dict, kind: str) -> dict:
 
 def _says_turn(move: dict, show=str) -> str:
     if move.get("position") is None:
-        where = "discards it"
+        where = N_("discards it")
+    elif move.get("replaced"):
+        where = T("puts it at {position}, turning up {card}", position=move.get("position"),
+                  card=show(move["replaced"]))
     else:
-        where = f"puts it at {move.get('position')}"
-        if move.get("replaced"):
-            where += f", turning up {show(move['replaced'])}"
-    return f"{move.get('player')} takes {show(move.get('card'))} from the {move.get('source')} and {where}"
+        where = T("puts it at {position}", position=move.get("position"))
+    source = _SOURCES.get(move.get("source"), move.get("source"))
+    return T("{player} takes {card} from the {source} and {where}", player=move.get("player"),
+             card=show(move.get("card")), source=source, where=where)
+
+
+_SOURCES = {"stock": N_("stock"), "discard": N_("discard")}
 
 
 _POSITIONS = {"type": "object", "additionalProperties": {"type": "string"}, "description": "Position (\"0\"-\"8\"): card.",
@@ -539,40 +623,58 @@ _GRID = {"description": "9 card codes row by row, or 3 rows of 3.",
          "oneOf": [{"type": "array", "minItems": 9, "maxItems": 9, "items": {"type": "string"}},
                    {"type": "array", "minItems": 3, "maxItems": 3,
                     "items": {"type": "array", "minItems": 3, "maxItems": 3, "items": {"type": "string"}}}]}
+_HAND_RESULT = (Shaped("grids", shape={"type": "object", "additionalProperties": _GRID,
+                                      "description": "Every player's final grid: {name: grid}."},
+                       read=_read_grids),)
+
+
+def _correctable(state: dict) -> dict | None:
+    """The finished hands a correction may replace (T-1)."""
+    done = [entry["round"] for entry in state["rounds"]]
+    return {"round": done} if done else None
+
+
 MOVES = {
     "deal": Move(
-        _deal, (Player("player", required=False, description="Whoever records the deal (G-2: the service "
-                                                              "never deals)."),
+        _deal, (Player("player", required=False, description=N_("Whoever records the deal (G-2: the service "
+                                                                 "never deals).")),
                 Card("discard", read=_card, example="7D"),
                 Shaped("revealed", shape={"type": "object", "additionalProperties": _POSITIONS,
                                           "description": "Each player's three face-up cards: {name: {position "
                                                          "0-8: card}}."}, read=_read_revealed)),
-        "Each player's three face-up cards (positions 0-8, row by row) and the first discard.", ("N9-2",),
-        label="Deal", says=lambda move, show: f"Deal: first discard {show(move.get('discard'))}", actor=None),
+        N_("Each player's three face-up cards (positions 0-8, row by row) and the first discard."), ("N9-2",),
+        label=N_("Deal"), says=lambda move, show: T("Deal: first discard {card}", card=show(move.get("discard"))),
+        actor=None),
     "turn": Move(
         _turn, (Player("player"), Choice("source", choices=("stock", "discard")), Card("card", read=_card, example="QH"),
                 Int("position", lo=0, hi=CELLS - 1, required=False, nullable=True,
-                    description="Where the card goes, 0-8 row by row; null: it is discarded."),
+                    description=N_("Where the card goes, 0-8 row by row; null: it is discarded.")),
                 Card("replaced", read=_card, required=False, nullable=True,
-                     description="The card that the position held face down (it is discarded face up).")),
-        "The card taken, where it went (null: discarded), and the card it replaced when that position was "
-        "face down.", ("N9-3", "N9-4", "N9-8"), label="Take a card", says=_says_turn),
+                     description=N_("The card that the position held face down (it is discarded face up)."))),
+        N_("The card taken, where it went (null: discarded), and the card it replaced when that position was "
+           "face down."), ("N9-3", "N9-4", "N9-8"), label=N_("Take a card"), says=_says_turn),
     "reveal": Move(
         _reveal, (Player("player"), Shaped("grid", shape=_GRID, read=lambda value, state: parse_grid(value))),
-        "Once someone is done, each other player's full grid, agreeing with every card already known.",
-        ("N9-4",), label="Reveal a grid", says="{player} reveals their grid"),
+        N_("Once someone is done, each other player's full grid, agreeing with every card already known."),
+        ("N9-4",), label=N_("Reveal a grid"), says=N_("{player} reveals their grid")),
     "reveal_all": Move(
         _reveal_all, (Shaped("grids", shape={"type": "object", "additionalProperties": _GRID,
                                              "description": "The full grid of every player still to reveal."},
                              read=_read_grids),),
-        "Once someone is done, every other player's full grid in one entry.", ("N9-4",),
-        label="Reveal every grid", says="Every other grid turned face up", actor=None),
+        N_("Once someone is done, every other player's full grid in one entry."), ("N9-4",),
+        label=N_("Reveal every grid"), says=N_("Every other grid turned face up"), actor=None),
     "hand_result": Move(
-        _hand_result, (Shaped("grids", shape={"type": "object", "additionalProperties": _GRID,
-                                              "description": "Every player's final grid: {name: grid}."},
-                              read=_read_grids),),
-        "A whole hand scored from the final grids, recorded instead of its deal and turns.", ("N9-5", "N9-6"),
-        label="Hand result", says="Hand result from the final grids", actor=None),
+        _hand_result, _HAND_RESULT,
+        N_("A whole hand scored from the final grids, recorded instead of its deal and turns."), ("N9-5", "N9-6"),
+        label=N_("Hand result"), says=N_("Hand result from the final grids"), actor=None),
+    "correct_round": correction_move(
+        _correct_hand, _HAND_RESULT,
+        N_("A finished hand's result entered wrong, replaced: the hand (round), why, and every player's final "
+           "grid as a hand result gives them; the totals follow (T-1)."),
+        ("N9-1", "N9-2", "N9-5", "N9-6", "N9-7"), _correctable, 10_000, what=N_("Hand")),
+    "adjust": adjust_move(_adjust, N_("A point is a penalty point, as a hand scores them: the lowest total wins; "
+                                      "the target is judged at the end of a hand (N9-7)."),
+                          round_of=lambda state: state["hand"]),
 }
 
 apply, allowed = bind(__name__)
@@ -603,18 +705,18 @@ _BREAKDOWN = {"type": "array", "items": {"type": "object", "required": ["rule", 
 JUDGES = {
     "grid": Judge(
         judge_grid,
-        "Score one full Nines grid: sets in rows and columns, points per card (N9-5, N9-6).",
+        N_("Score one full Nines grid: sets in rows and columns, points per card (N9-5, N9-6)."),
         request={"type": "object", "required": ["grid"], "additionalProperties": False,
-                 "properties": {"grid": {"description": "9 card codes row by row, or 3 rows of 3.",
+                 "properties": {"grid": {"description": N_("9 card codes row by row, or 3 rows of 3."),
                                          "oneOf": [_CODES, _ROWS]},
                                 "decks": {"type": "integer", "minimum": 1, "maximum": 20,
                                           "default": VERDICT_DECKS,
-                                          "description": "Decks in play: the grid may hold no more copies "
-                                                         "of a card than they do (N9-1). Omitted: "
-                                                         f"{VERDICT_DECKS}, the decks N9-1 gives the most "
-                                                         f"players a game seats ({PLAYERS[1]})."},
+                                          "description": T("Decks in play: the grid may hold no more copies of a "
+                                                           "card than they do (N9-1). Omitted: {decks}, the decks "
+                                                           "N9-1 gives the most players a game seats ({players}).",
+                                                           decks=VERDICT_DECKS, players=PLAYERS[1])},
                                 "joker_points": {"type": "integer", "enum": [-3, -2, -5], "default": -3,
-                                                 "description": "A Joker's points (N9-9)."}}},
+                                                 "description": N_("A Joker's points (N9-9).")}}},
         response={"type": "object", "required": ["points", "sets", "card_points", "breakdown"],
                   "properties": {
                       "points": {"type": "integer"},

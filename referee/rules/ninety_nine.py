@@ -5,25 +5,27 @@ from dataclasses import dataclass, field
 
 from referee.cards import parse_standard, rank_of
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_field, get_int,
-    in_deck, in_progress, player_option, resolve_options,
+    ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind, check_keys,
+    check_players, finished, get_field, get_int, in_deck, in_progress, player_option, resolve_options,
 )
 from referee.rules.fields import Card, Player, Shaped
+from referee.texts import N_, T, joined
 
 NAME = "ninety-nine"
 TITLE = "Ninety-nine"
 PLAYERS = (2, 16)
 HAND = 3  # N99-2: three cards each
+FIRST_DEAL = ("first_player", 0)  # the option naming who starts, and its default seat (N99-2, G-2)
 OPTIONS = {
     "tokens": {"default": 9, "schema": {"type": "integer", "minimum": 1, "maximum": 99}, "rule": "N99-1",
-               "description": "Tokens each player starts with (N99-1)."},
+               "description": N_("Tokens each player starts with (N99-1).")},
     "decks": {"default": None, "schema": {"type": "integer", "enum": [1, 2]}, "rule": "N99-1",
-              "description": "1 or 2 standard decks; default 2 with more than five players, else 1 (N99-1)."},
+              "description": N_("1 or 2 standard decks; default 2 with more than five players, else 1 (N99-1).")},
     "first_player": {"default": None, "schema": {"type": "string"}, "rule": "N99-2",
-                     "description": "Who plays first in round 1; default the first player listed (N99-2)."},
+                     "description": N_("Who plays first in round 1; default the first player listed (N99-2).")},
     "hand_size": {"default": HAND, "schema": {"type": "integer", "minimum": 1, "maximum": 5}, "rule": "N99-9",
-                  "description": "House rule: the cards dealt to each player, 1 to 5 (N99-9; the sheet "
-                                 "deals 3, N99-2)."},
+                  "description": N_("House rule: the cards dealt to each player, 1 to 5 (N99-9; the sheet "
+                                    "deals 3, N99-2).")},
 }
 RULINGS = {
     "G-1": "Players are listed in seat order; clockwise is the order of the list.",
@@ -40,6 +42,7 @@ RULINGS = {
              "round and costs three tokens.",
     "N99-8": "When the draw pile runs out the played cards but the top one are reshuffled; the total stays.",
     "N99-9": "House rule: the table may deal 1 to 5 cards to each player instead of 3; N99-7 counts from it.",
+    **TABLE_RULINGS,
 }
 LIMITS = (33, 66)
 _card = in_deck(parse_standard, "N99-1")  # G-3: a card outside the deck cites the deck's ruling
@@ -76,11 +79,11 @@ def card_value(card: str, value: int | None) -> int | None:
     choices = DECLARED.get(rank)
     if choices is None:
         if value is not None:
-            raise IllegalMove("N99-3", f"{card} has a fixed value: do not declare one.")
+            raise IllegalMove("N99-3", T("{card} has a fixed value: do not declare one.", card=card))
         return None
     # Only a whole number declares (10.0 == 10 and True == 1 in Python, but they are not numbers here).
     if type(value) is not int or value not in choices:
-        raise IllegalMove("N99-3", f"{card} must be declared as {choices[0]} or {choices[1]}.",
+        raise IllegalMove("N99-3", T("{card} must be declared as {a} or {b}.", card=card, a=choices[0], b=choices[1]),
                           legal=list(choices))
     return value
 
@@ -91,50 +94,50 @@ def play_effect(total: int, card: str, value: int | None, players: int) -> Effec
     value = card_value(card, value)
     if rank == "2":
         new = total // 2 if total % 2 == 0 and total > 49 else total * 2
-        how = "halves" if total % 2 == 0 and total > 49 else "doubles"
+        how = N_("halves") if total % 2 == 0 and total > 49 else N_("doubles")
     elif rank in ("10", "A"):
-        new, how = total + value, f"counts {value:+d}"
+        new, how = total + value, T("counts {value:+d}", value=value)
     elif rank == "9":
-        new, how = total, "adds 0"
+        new, how = total, T("adds {n}", n=0)
     elif rank in ("J", "Q", "K"):
-        new, how = total + 10, "adds 10"
+        new, how = total + 10, T("adds {n}", n=10)
     else:
-        new, how = total + int(rank), f"adds {rank}"
+        new, how = total + int(rank), T("adds {n}", n=rank)
     effect = Effect(total=new)
-    effect.note("N99-3", f"{card} {how}: {total} -> {new}.")
+    effect.note("N99-3", T("{card} {how}: {before} -> {after}.", card=card, how=how, before=total, after=new))
 
     if rank == "4":
         if players > 2:
             effect.reverse = True
-            effect.note("N99-3", "A 4 reverses the direction of play.")
+            effect.note("N99-3", N_("A 4 reverses the direction of play."))
         else:
-            effect.note("N99-4", "With two players a 4 does not change the direction.")
+            effect.note("N99-4", N_("With two players a 4 does not change the direction."))
     if rank == "J":
         effect.skip_next = True
         if players > 2:
-            effect.note("N99-3", "A J makes the next player skip a turn.")
+            effect.note("N99-3", N_("A J makes the next player skip a turn."))
         else:
-            effect.note("N99-4", "With two players a J gives the same player another turn.")
+            effect.note("N99-4", N_("With two players a J gives the same player another turn."))
 
     # N99-5: only going up costs tokens; every loss of one play adds up.
     for limit in LIMITS:
         if total < limit and new == limit:
             effect.others_lose += 1
-            effect.note("N99-5", f"Reaching exactly {limit}: every other player loses a token.")
+            effect.note("N99-5", T("Reaching exactly {limit}: every other player loses a token.", limit=limit))
         elif total < limit < new:
             effect.player_loses += 1
             effect.passed.append(limit)
-            effect.note("N99-5", f"Passing {limit}: the player loses a token.")
+            effect.note("N99-5", T("Passing {limit}: the player loses a token.", limit=limit))
     if new < total and any(new <= limit < total for limit in LIMITS):
-        effect.note("N99-5", "Going down never costs a token.")
+        effect.note("N99-5", N_("Going down never costs a token."))
     if new == TARGET:
         effect.round_over = effect.won_round = True
         effect.others_lose += 2
-        effect.note("N99-5", "Reaching exactly 99 wins the round: every other player loses two tokens.")
+        effect.note("N99-5", N_("Reaching exactly 99 wins the round: every other player loses two tokens."))
     elif new > TARGET:
         effect.round_over = True
         effect.player_loses += 2
-        effect.note("N99-5", "Going over 99 loses the round and two tokens.")
+        effect.note("N99-5", N_("Going over 99 loses the round and two tokens."))
     return effect
 
 
@@ -153,8 +156,10 @@ def new_game(players: list[str], options: dict | None = None) -> dict:
     hand = options["hand_size"]
     if hand * len(players) >= 52 * options["decks"]:
         # N99-1: one deck, or two when there are many players; the deal must leave a draw pile
-        raise InvalidInput(f"Too many players for the deck: {len(players)} hands of {hand} cards need "
-                           + ("two decks (N99-1)." if options["decks"] == 1 else "fewer cards each (N99-1, N99-9)."),
+        raise InvalidInput(T("Too many players for the deck: {n} hands of {hand} cards need two decks (N99-1).",
+                             n=len(players), hand=hand) if options["decks"] == 1 else
+                           T("Too many players for the deck: {n} hands of {hand} cards need fewer cards each "
+                             "(N99-1, N99-9).", n=len(players), hand=hand),
                            rule="N99-1", legal={"decks": [2]} if options["decks"] == 1 else None)
     first = player_option(options, "first_player", players, rule="N99-2")
     if first is None:
@@ -171,7 +176,7 @@ def new_game(players: list[str], options: dict | None = None) -> dict:
         "events": [],
     }
     _start_round(state, first)
-    state["events"] = [{"text": f"Round 1: {first} plays first", "rule": "N99-2"}]
+    state["events"] = [{"text": T("Round {round}: {player} plays first", round=1, player=first), "rule": "N99-2"}]
     return state
 
 
@@ -223,8 +228,8 @@ def _play(state: dict, move: dict) -> None:
     player, card, value = move["player"], move["card"], move.get("value")
     copies = state["options"]["decks"]
     if state["pile"].count(card) >= copies:
-        raise IllegalMove("N99-8", f"{card} cannot be played: every copy of it ({copies}) is already "
-                                   "on the pile since the last shuffle.")
+        raise IllegalMove("N99-8", T("{card} cannot be played: every copy of it ({copies}) is already on the pile "
+                                     "since the last shuffle.", card=card, copies=copies))
     active = _active(state)
     effect = play_effect(state["total"], card, value, len(active))
     before = state["total"]
@@ -232,7 +237,8 @@ def _play(state: dict, move: dict) -> None:
     state["pile"].append(card)
     state["played_this_round"].append(player)
     state["top"] = card
-    _event(state, "N99-3", f"{player} plays {card}: {before} -> {effect.total}")
+    _event(state, "N99-3", T("{player} plays {card}: {before} -> {after}", player=player, card=card, before=before,
+                             after=effect.total))
     _charge(state, player, effect)
     if effect.reverse:
         state["direction"] = "counterclockwise" if state["direction"] == "clockwise" else "clockwise"
@@ -253,17 +259,22 @@ def _charge(state: dict, player: str, effect: Effect) -> None:
     if effect.others_lose:
         for p in others:
             _lose(state, p, effect.others_lose, "N99-5")
-        what = "reached 99 and wins the round" if effect.won_round else f"reached {total}"
-        names = _join(others)
-        _event(state, "N99-5", f"{player} {what}: {names} lose{'s' if len(others) == 1 else ''} "
-                               f"{_tokens(effect.others_lose)}")
+        what = N_("reached 99 and wins the round") if effect.won_round else T("reached {total}", total=total)
+        lost = _tokens(effect.others_lose)
+        _event(state, "N99-5", T("{player} {what}: {name} loses {tokens}", player=player, what=what, name=others[0],
+                                 tokens=lost) if len(others) == 1 else
+               T("{player} {what}: {names} lose {tokens}", player=player, what=what, names=and_names(others),
+                 tokens=lost))
     if effect.player_loses:
         _lose(state, player, effect.player_loses, "N99-5")
-        parts = [f"passed {limit}" for limit in effect.passed]
+        parts = [T("passed {limit}", limit=limit) for limit in effect.passed]
         if effect.round_over:
-            parts.append("went over 99 and loses the round")
-        _event(state, "N99-5", f"{player} {' and '.join(parts)}: {player} loses "
-                               f"{_tokens(effect.player_loses)}")
+            parts.append(N_("went over 99 and loses the round"))
+        what = parts[0]
+        for part in parts[1:]:
+            what = T("{first} and {then}", first=what, then=part)
+        _event(state, "N99-5", T("{player} {what}: {player} loses {tokens}", player=player, what=what,
+                                 tokens=_tokens(effect.player_loses)))
     _eliminate(state)
 
 
@@ -271,7 +282,7 @@ def _lose(state: dict, player: str, tokens: int, rule: str) -> None:
     lost = min(tokens, state["tokens"][player])
     state["tokens"][player] -= lost
     state["round_losses"][player] += lost
-    state["round_notes"][player].append({"rule": rule, "points": -lost, "detail": f"lost {_tokens(lost)}"})
+    state["round_notes"][player].append({"rule": rule, "points": -lost, "detail": T("lost {tokens}", tokens=_tokens(lost))})
 
 
 def _eliminate(state: dict) -> None:
@@ -279,7 +290,7 @@ def _eliminate(state: dict) -> None:
         if state["tokens"][p] == 0 and p not in state["out"]:
             state["out"].append(p)
             state["hand_sizes"][p] = 0
-            _event(state, "N99-6", f"{p} has no tokens left and is out of the game")
+            _event(state, "N99-6", T("{player} has no tokens left and is out of the game", player=p))
 
 
 def _game_over(state: dict) -> bool:
@@ -290,7 +301,7 @@ def _game_over(state: dict) -> bool:
     state["to_play"] = None
     state["phase"] = "finished"
     _record_round(state, ended_by=None)
-    _event(state, "N99-6", f"{active[0]} is the last player in and wins the game")
+    _event(state, "N99-6", T("{player} is the last player in and wins the game", player=active[0]))
     return True
 
 
@@ -299,8 +310,8 @@ def _draw(state: dict, player: str) -> None:
     if state["draw_pile"] == 0:
         state["draw_pile"] = len(state["pile"]) - 1
         state["pile"] = state["pile"][-1:]
-        _event(state, "N99-8", "The draw pile ran out: the played cards but the top one are "
-                               f"shuffled into a new draw pile ({state['draw_pile']} cards)")
+        _event(state, "N99-8", T("The draw pile ran out: the played cards but the top one are shuffled into a new "
+                                 "draw pile ({n} cards)", n=state["draw_pile"]))
     if state["draw_pile"] > 0:
         state["draw_pile"] -= 1
     else:  # nothing left anywhere to draw: the hand simply shrinks, as for a missed draw
@@ -312,11 +323,11 @@ def _advance(state: dict, player: str, skip: bool) -> None:
     direction = state["direction"]
     if skip and player in active and len(active) == 2:
         nxt = player  # N99-4: with two players a J gives another turn
-        _event(state, "N99-4", f"{player} plays again")
+        _event(state, "N99-4", T("{player} plays again", player=player))
     else:
         nxt = _seat_after(state, player, direction)
         if skip:
-            _event(state, "N99-3", f"{nxt} skips a turn")
+            _event(state, "N99-3", T("{player} skips a turn", player=nxt))
             nxt = _seat_after(state, nxt, direction)
     state["to_play"] = nxt
     _check_empty_hand(state)
@@ -328,8 +339,8 @@ def _check_empty_hand(state: dict) -> None:
     if player is None or state["hand_sizes"][player] > 0:
         return
     _lose(state, player, 3, "N99-7")
-    _event(state, "N99-7", f"{player} has no card to play: the round ends and {player} loses "
-                           f"{_tokens(3)}")
+    _event(state, "N99-7", T("{player} has no card to play: the round ends and {player} loses {tokens}",
+                             player=player, tokens=_tokens(3)))
     _eliminate(state)
     if not _game_over(state):
         _end_round(state)
@@ -341,8 +352,9 @@ def _missed_draw(state: dict, move: dict) -> None:
     missed[player] = missed.get(player, 0) + 1
     state["hand_sizes"][player] -= 1
     state["draw_pile"] += 1  # the card was never taken
-    _event(state, "N99-7", f"{player} forgot to draw and plays on with "
-                           f"{state['hand_sizes'][player]} card{'s' if state['hand_sizes'][player] != 1 else ''}")
+    left = state["hand_sizes"][player]
+    _event(state, "N99-7", T("{player} forgot to draw and plays on with 1 card", player=player) if left == 1 else
+           T("{player} forgot to draw and plays on with {n} cards", player=player, n=left))
     _check_empty_hand(state)
 
 
@@ -351,7 +363,7 @@ def _end_round(state: dict) -> None:
     # N99-2: the next round starts one seat further left than this one did.
     starter = _seat_after(state, state["starter"], "clockwise")
     _start_round(state, starter)
-    _event(state, "N99-2", f"Round {state['round']}: {starter} plays first")
+    _event(state, "N99-2", T("Round {round}: {player} plays first", round=state["round"], player=starter))
 
 
 def _record_round(state: dict, ended_by: str | None) -> None:
@@ -369,11 +381,7 @@ def _event(state: dict, rule: str, text: str) -> None:
 
 
 def _tokens(n: int) -> str:
-    return "a token" if n == 1 else f"{n} tokens"
-
-
-def _join(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return N_("a token") if n == 1 else T("{n} tokens", n=n)
 
 
 # ---------------------------------------------------------------- views
@@ -400,26 +408,28 @@ def public_view(state: dict) -> dict:
 
 def outcome(state: dict):
     if state["winners"]:
-        return finished(state["winners"], f"{state['winners'][0]} won it: the last player in.", "N99-6")
+        return finished(state["winners"], T("{player} won it: the last player in.", player=state["winners"][0]),
+                        "N99-6")
     return in_progress()
 
 
 # ---------------------------------------------------------------- who may move, and with what
 
-PHASES = {"play": ("play", "missed_draw")}
+PHASES = {"play": ("play", "missed_draw", "adjust"), "finished": ("adjust",)}  # adjust: any time (T-2)
 
 
 def _may_miss_draw(state: dict, player: str) -> str | None:
     """Why ``player`` cannot record a missed draw now (N99-7), or None when they can."""
     if player in state["out"]:
-        return f"{player} is out of the game."
+        return T("{player} is out of the game.", player=player)
     played = state["played_this_round"].count(player)
     if not played:
-        return f"{player} has not played a card this round, so cannot have forgotten to draw."
+        return T("{player} has not played a card this round, so cannot have forgotten to draw.", player=player)
     if state["hand_sizes"][player] == 0:
-        return f"{player} has no card left in hand."
+        return T("{player} has no card left in hand.", player=player)
     if state["missed_draws"].get(player, 0) >= played:
-        return f"{player} has played {played} card(s) this round and already missed as many draws."
+        return T("{player} has played {n} card(s) this round and already missed as many draws.", player=player,
+                 n=played)
     return None
 
 
@@ -431,9 +441,10 @@ def actors(state: dict, kind: str) -> list[str]:
 
 def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
     if player in state["out"]:
-        return IllegalMove("N99-6", f"{player} is out of the game.")
+        return IllegalMove("N99-6", T("{player} is out of the game.", player=player))
     if kind == "play":
-        return IllegalMove("N99-2", f"It is {state['to_play']}'s turn, not {player}'s.", legal=state["to_play"])
+        return IllegalMove("N99-2", T("It is {to_play}'s turn, not {player}'s.", to_play=state["to_play"], player=player),
+                           legal=state["to_play"])
     return IllegalMove("N99-7", _may_miss_draw(state, player))
 
 
@@ -442,22 +453,49 @@ def choices(state: dict, kind: str) -> dict:
     return {"value": {rank: list(values) for rank, values in DECLARED.items()}} if kind == "play" else {}
 
 
+def _adjust(state: dict, player: str, points: int) -> int:
+    """T-2: a point is a token (N99-1): given back, or taken as a penalty. A player left with none
+    is out at once (N99-6), which may end the game; one who is out stays out."""
+    held = state["tokens"][player]
+    if player in state["out"]:
+        raise IllegalMove("T-2", T("{player} is out of the game (N99-6): an adjustment does not bring a player "
+                                   "back.", player=player), legal={"player": _active(state)})
+    if held + points < 0:
+        raise IllegalMove("T-2", T("{player} holds {tokens}: an adjustment can take at most that many.",
+                                   player=player, tokens=_tokens(held)), legal={"points": [-held, ADJUST_LIMIT]})
+    if held + points == 0 and _active(state) == [player]:
+        raise IllegalMove("T-2", T("{player} is the last player in: taking their last token would leave nobody in "
+                                   "the game (N99-6).", player=player))
+    state["tokens"][player] = held + points
+    if state["tokens"][player] == 0:
+        _eliminate(state)
+        if not _game_over(state) and state["to_play"] == player:
+            state["to_play"] = _seat_after(state, player, state["direction"])
+            _check_empty_hand(state)
+    return state["tokens"][player]
+
+
 def _says_play(move: dict, show=str) -> str:
-    value = f" as {move['value']:+d}" if type(move.get("value")) is int else ""
-    return f"{move.get('player')} plays {show(move.get('card'))}{value}"
+    if type(move.get("value")) is int:
+        return T("{player} plays {card} as {value:+d}", player=move.get("player"), card=show(move.get("card")),
+                 value=move["value"])
+    return T("{player} plays {card}", player=move.get("player"), card=show(move.get("card")))
 
 
 MOVES = {
     "play": Move(
         _play, (Player("player"), Card("card", read=_card, example="KS"),
                 Shaped("value", required=False, nullable=True, shape={"type": "integer", "enum": [-10, 1, 10, 11]},
-                       description="Only for a 10 (10 or -10) or an A (1 or 11), N99-3.")),
-        "Play a card on the pile; a 10 or an A declares its value.", ("N99-2", "N99-3", "N99-5"),
-        label="Play a card", says=_says_play),
+                       description=N_("Only for a 10 (10 or -10) or an A (1 or 11), N99-3."))),
+        N_("Play a card on the pile; a 10 or an A declares its value."), ("N99-2", "N99-3", "N99-5"),
+        label=N_("Play a card"), says=_says_play),
     "missed_draw": Move(
         _missed_draw, (Player("player"),),
-        "The player forgot to draw after playing and keeps one card fewer for the rest of the round.",
-        ("N99-7",), label="Forgot to draw", says="{player} forgot to draw"),
+        N_("The player forgot to draw after playing and keeps one card fewer for the rest of the round."),
+        ("N99-7",), label=N_("Forgot to draw"), says=N_("{player} forgot to draw")),
+    "adjust": adjust_move(_adjust, N_("A point is a token (N99-1): a positive adjustment gives tokens back, a "
+                                      "negative one takes them; a player left with none is out (N99-6)."),
+                          who=lambda state: _active(state)),
 }
 
 apply, allowed = bind(__name__)
@@ -480,14 +518,14 @@ def judge_play(body: dict) -> dict:
         "skip_next": effect.skip_next,
         "reverse": effect.reverse,
         "rule": effect.rules,
-        "explanation": " ".join(effect.reasons),
+        "explanation": joined(effect.reasons),
     }
 
 
 JUDGES = {
     "play": Judge(
         fn=judge_play,
-        summary="What one card does to a pile total: new total, tokens lost, skip and reverse.",
+        summary=N_("What one card does to a pile total: new total, tokens lost, skip and reverse."),
         request={
             "type": "object",
             "required": ["total", "card"],
@@ -495,7 +533,8 @@ JUDGES = {
             "properties": {
                 "total": {"type": "integer", "minimum": -10000, "maximum": 10000},
                 "card": {"type": "string", "example": "2S"},
-                "value": {"type": "integer", "nullable": True, "description": "10 or -10 for a 10, 1 or 11 for an A"},
+                "value": {"type": "integer", "nullable": True,
+                          "description": N_("10 or -10 for a 10, 1 or 11 for an A")},
                 "players": {"type": "integer", "minimum": 2, "maximum": PLAYERS[1], "default": 3},
             },
         },

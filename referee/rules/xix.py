@@ -20,10 +20,11 @@ from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    IllegalMove, Judge, Move, bind, check_keys, check_players, finished, get_field, in_deck,
-    in_progress, player_option, resolve_options,
+    TABLE_RULINGS, IllegalMove, Judge, Move, adjust_move, bind, check_keys, check_players, finished, get_field,
+    in_deck, in_progress, player_option, resolve_options,
 )
 from referee.rules.fields import Card, Choice, Int, Player
+from referee.texts import N_, T
 
 NAME = "xix"
 TITLE = "XIX"
@@ -42,16 +43,17 @@ VERSIONS = ("1.0", "2.0")
 SOURCES = ("closed", "open")
 _parse = in_deck(parse_xix, "X19-1")  # G-3: a card outside the deck cites the deck's ruling
 
+FIRST_DEAL = ("first_leader", 0)  # the option naming who starts, and its default seat (X19-1, G-2)
 OPTIONS = {
     "first_leader": {
         "default": None, "schema": {"type": "string"}, "rule": "X19-1",
-        "description": "Who leads the first trick (X19-1, the table's choice); "
-                       "default: the first player listed (G-2).",
+        "description": N_("Who leads the first trick (X19-1, the table's choice); "
+                          "default: the first player listed (G-2)."),
     },
     "rules": {
         "default": "1.0", "schema": {"type": "string", "enum": list(VERSIONS)}, "rule": "X19-8",
-        "description": "House rule: '2.0' plays the designer's version 2.0 (one hand, no raise or abandon, "
-                       "stakes 3/5/8, first to 19 or more wins) (X19-8).",
+        "description": N_("House rule: '2.0' plays the designer's version 2.0 (one hand, no raise or abandon, "
+                          "stakes 3/5/8, first to 19 or more wins) (X19-8)."),
     },
 }
 
@@ -74,6 +76,7 @@ RULINGS = {
              "and a card known to be elsewhere cannot come from a closed hand.",
     "X19-8": "House rule: version 2.0: one hand, no raise or abandon; a third strike ends the exchange, "
              "stakes 3/5/8; the game ends at 19 or more points, more points winning; draft and trade as 1.0.",
+    **TABLE_RULINGS,
 }
 
 
@@ -82,7 +85,7 @@ RULINGS = {
 def trick_winner(lead: int, follow: int) -> str:
     """``"lead"`` or ``"follow"``: on a sum of 19 the lower card takes the trick, else the higher."""
     if lead == follow:
-        raise IllegalMove("X19-1", f"There is only one {lead} in the deck: both cards cannot be {lead}.")
+        raise IllegalMove("X19-1", T("There is only one {card} in the deck: both cards cannot be {card}.", card=lead))
     if lead + follow == TRICK_SUM:
         return "lead" if lead < follow else "follow"
     return "lead" if lead > follow else "follow"
@@ -91,8 +94,10 @@ def trick_winner(lead: int, follow: int) -> str:
 def _trick_explanation(lead: int, follow: int) -> str:
     total = lead + follow
     if total == TRICK_SUM:
-        return f"{lead} + {follow} = 19, so the lower card ({min(lead, follow)}) takes the trick."
-    return f"{lead} + {follow} = {total}, not 19, so the higher card ({max(lead, follow)}) takes the trick."
+        return T("{lead} + {follow} = 19, so the lower card ({card}) takes the trick.", lead=lead, follow=follow,
+                 card=min(lead, follow))
+    return T("{lead} + {follow} = {total}, not 19, so the higher card ({card}) takes the trick.", lead=lead,
+             follow=follow, total=total, card=max(lead, follow))
 
 
 def _judge_trick(body: Any) -> dict:
@@ -106,10 +111,10 @@ def _judge_trick(body: Any) -> dict:
 JUDGES = {
     "trick": Judge(
         _judge_trick,
-        "Who takes a trick: on a sum of 19 the lower card, otherwise the higher (X19-2).",
+        N_("Who takes a trick: on a sum of 19 the lower card, otherwise the higher (X19-2)."),
         request={"type": "object", "required": ["lead", "follow"], "properties": {
-            "lead": {"type": "integer", "minimum": 1, "maximum": 18, "description": "The card led."},
-            "follow": {"type": "integer", "minimum": 1, "maximum": 18, "description": "The card that followed."},
+            "lead": {"type": "integer", "minimum": 1, "maximum": 18, "description": N_("The card led.")},
+            "follow": {"type": "integer", "minimum": 1, "maximum": 18, "description": N_("The card that followed.")},
         }},
         response={"type": "object", "required": ["winner", "rule", "explanation"], "properties": {
             "winner": {"type": "string", "enum": ["lead", "follow"]},
@@ -166,8 +171,8 @@ def _version_2(state: dict) -> bool:
 
 def _check_source(state: dict, source: str) -> None:
     if source == "open" and _version_2(state):
-        raise IllegalMove("X19-8", "Version 2.0 has one hand and no open hand: a card comes from the hand "
-                                   "('from': 'closed').", legal=["closed"])
+        raise IllegalMove("X19-8", N_("Version 2.0 has one hand and no open hand: a card comes from the hand "
+                                      "('from': 'closed')."), legal=["closed"])
 
 
 def _other(state: dict, name: str) -> str:
@@ -177,7 +182,7 @@ def _other(state: dict, name: str) -> str:
 
 # ---- where a card is known to be (X19-7)
 
-_ELSEWHERE = "already placed by an earlier move (where stays unseen, G-5)"
+_ELSEWHERE = N_("already placed by an earlier move (where stays unseen, G-5)")
 
 
 def _known_location(state: dict, card: int, except_closed_of: str | None = None) -> str | None:
@@ -185,14 +190,14 @@ def _known_location(state: dict, card: int, except_closed_of: str | None = None)
     nobody at the table can see (a closed hand, a face-down slot) is never named (G-5)."""
     for name in state["players"]:
         if card in state["open_hands"][name]:
-            return f"in {name}'s open hand"
+            return T("in {player}'s open hand", player=name)
         if card in state["closed_known"][name] and name != except_closed_of:
             return _ELSEWHERE
     for index, slot in enumerate(state["strike_row"]):
         if slot["card"] == card:
-            return f"face up in strike-row slot {index}" if slot["face"] == "up" else _ELSEWHERE
+            return T("face up in strike-row slot {slot}", slot=index) if slot["face"] == "up" else _ELSEWHERE
     if card in state["exchange_cards"]:
-        return "already played in this exchange"
+        return N_("already played in this exchange")
     return None
 
 
@@ -206,20 +211,22 @@ def _take_from_hand(state: dict, name: str, card: int, source: str) -> None:
     if source == "open":
         hand = state["open_hands"][name]
         if card not in hand:
-            raise IllegalMove("X19-7", f"{card} is not in {name}'s open hand.", legal={"open": list(hand)})
+            raise IllegalMove("X19-7", T("{card} is not in {player}'s open hand.", card=card, player=name),
+                              legal={"open": list(hand)})
         hand.remove(card)
         return
     if state["closed_sizes"][name] == 0:
-        raise IllegalMove("X19-7", f"{name} has no cards in their closed hand.")
+        raise IllegalMove("X19-7", T("{player} has no cards in their closed hand.", player=name))
     if card in state["closed_known"][name]:
         state["closed_known"][name].remove(card)
     else:
         where = _known_location(state, card)
         if where:
-            raise IllegalMove("X19-7", f"{card} cannot come from {name}'s closed hand: it is {where}.")
+            raise IllegalMove("X19-7", T("{card} cannot come from {player}'s closed hand: it is {where}.", card=card,
+                                         player=name, where=where))
         if _unknown_closed(state, name) == 0:
-            raise IllegalMove("X19-7", f"{card} cannot come from {name}'s closed hand: every card in it "
-                                       f"is already known, and {card} is not one of them.")
+            raise IllegalMove("X19-7", T("{card} cannot come from {player}'s closed hand: every card in it is already "
+                                         "known, and {card} is not one of them.", card=card, player=name))
     state["closed_sizes"][name] -= 1
 
 
@@ -244,8 +251,9 @@ def _finish_trick(state: dict) -> None:
     state["trick"] = []
     state["leader"] = taker                       # X19-2: the taker leads next, across exchanges
     state["strikes"][struck] += 1                 # X19-3
-    _event(state, "X19-2", f"{taker} takes the trick: {_trick_explanation(lead['card'], follow['card'])}")
-    _event(state, "X19-3", f"{struck} receives strike {state['strikes'][struck]}.")
+    _event(state, "X19-2", T("{player} takes the trick: {why}", player=taker,
+                             why=_trick_explanation(lead["card"], follow["card"])))
+    _event(state, "X19-3", T("{player} receives strike {n}.", player=struck, n=state["strikes"][struck]))
     if state["strikes"][struck] >= STRIKES_OUT:   # X19-3: the third strike forces abandon
         _end_exchange(state, winner=taker, how="third strike")
     elif _version_2(state):                       # X19-8: no raise or abandon, the taker leads
@@ -273,12 +281,13 @@ def _end_exchange(state: dict, winner: str, how: str) -> None:
     state["points"][winner] += stakes
     state["exchange_winner"], state["exchange_loser"] = winner, loser
     if _version_2(state):
-        cause = f"{loser} received a third strike (X19-8)"
+        cause = T("{player} received a third strike (X19-8)", player=loser)
     else:
-        cause = (f"{loser} received a third strike and had to abandon (X19-3)" if how == "third strike"
-                 else f"{loser} abandoned the exchange")
-    detail = (f"Won exchange {state['exchange']}: {cause}; {total_strikes} strike"
-              f"{'' if total_strikes == 1 else 's'} in total, stakes {stakes}.")
+        cause = (T("{player} received a third strike and had to abandon (X19-3)", player=loser)
+                 if how == "third strike" else T("{player} abandoned the exchange", player=loser))
+    strikes = N_("1 strike") if total_strikes == 1 else T("{n} strikes", n=total_strikes)
+    detail = T("Won exchange {n}: {cause}; {strikes} in total, stakes {stakes}.", n=state["exchange"], cause=cause,
+               strikes=strikes, stakes=stakes)
     state["rounds"].append({
         "round": state["exchange"],
         "scores": {winner: stakes, loser: 0},
@@ -291,7 +300,8 @@ def _end_exchange(state: dict, winner: str, how: str) -> None:
         "stakes": stakes,
         "tricks": deepcopy(state["tricks"]),
     })
-    _event(state, "X19-4", f"{winner} {detail[0].lower()}{detail[1:]}")
+    _event(state, "X19-4", T("{player} won exchange {n}: {cause}; {strikes} in total, stakes {stakes}.",
+                             player=winner, **detail.params))
     if _game_over(state):
         return
     state["phase"] = "draft"                      # X19-6: the loser picks first
@@ -304,10 +314,12 @@ def _game_over(state: dict) -> bool:
     awarded = sum(points.values())
     if awarded == TARGET and not _version_2(state):
         winner = min(points, key=points.get)
-        detail = f"exactly {TARGET} points have been awarded, so the player with fewer points, {winner}, wins."
+        detail = T("exactly {target} points have been awarded, so the player with fewer points, {player}, wins.",
+                   target=TARGET, player=winner)
     elif max(points.values()) >= TARGET:
         winner = max(points, key=points.get)
-        detail = f"{winner} has {points[winner]} points ({TARGET} or more) and wins with more points."
+        detail = T("{player} has {points} points ({target} or more) and wins with more points.", player=winner,
+                   points=points[winner], target=TARGET)
     else:
         return False
     state["phase"] = "finished"
@@ -315,7 +327,7 @@ def _game_over(state: dict) -> bool:
     state["winners"] = [winner]
     state["end"] = {"rule": "X19-5", "reason": "exactly 19 awarded" if awarded == TARGET else "19 or more",
                     "winner": winner, "detail": detail}
-    _event(state, "X19-5", f"The game is over: {detail}")
+    _event(state, "X19-5", T("The game is over: {reason}", reason=detail))
     return True
 
 
@@ -323,12 +335,34 @@ def _event(state: dict, rule: str, text: str) -> None:
     state["events"].append({"text": text, "rule": rule})
 
 
+def _adjust(state: dict, player: str, points: int) -> int:
+    """T-2: a point counts toward the end like an exchange's stakes, and X19-5 is judged at once: an
+    adjustment may end the game (the table as it was is kept, should the table take the end back)
+    or, after the end and with the table's say-so, let it go on where it stopped."""
+    held = state["points"][player]
+    if held + points < 0:
+        raise IllegalMove("T-2", T("{player} has {points} points: an adjustment can take at most that many.",
+                                   player=player, points=held), legal={"points": [-held]})
+    where = {"phase": state["phase"], "to_play": state["to_play"]}
+    state["points"][player] += points
+    if where["phase"] != "finished":
+        if _game_over(state):
+            state["resume"] = where
+    elif not _game_over(state):
+        # it ended with an exchange (the draft comes next, loser first), or with an adjustment
+        back = state.pop("resume", None) or {"phase": "draft", "to_play": state["exchange_loser"]}
+        state.update(phase=back["phase"], to_play=back["to_play"], winners=[], end=None)
+        _event(state, "X19-5", T("With this change nobody has won: the game goes on."))
+    return state["points"][player]
+
+
 # ---- the draft and the trade (X19-6)
 
 def _draft(state: dict, move: dict) -> None:
     pool = state["exchange_cards"]
     if move["card"] not in pool:
-        raise IllegalMove("X19-6", f"{move['card']} is not among the cards left to draft.", legal=sorted(pool))
+        raise IllegalMove("X19-6", T("{card} is not among the cards left to draft.", card=move["card"]),
+                          legal=sorted(pool))
     pool.remove(move["card"])
     if _version_2(state):                         # X19-8: one hand; the table saw the pick
         state["closed_sizes"][move["player"]] += 1
@@ -364,13 +398,15 @@ def _strike_card(state: dict, slot: dict, index: int, named: int | None, hand_ca
         return slot["card"]
     if slot["card"] is not None:
         if named != slot["card"]:
-            what = f"holds {slot['card']} face up" if slot["face"] == "up" else \
-                "holds a different card (recorded when it was put there face down)"
-            raise IllegalMove("X19-7", f"Strike-row slot {index} {what}, not {named}.")
+            raise IllegalMove("X19-7", T("Strike-row slot {slot} holds {card} face up, not {named}.", slot=index,
+                                         card=slot["card"], named=named) if slot["face"] == "up" else
+                              T("Strike-row slot {slot} holds a different card (recorded when it was put there face "
+                                "down), not {named}.", slot=index, named=named))
         return named
-    where = "the card being traded away" if named == hand_card else _known_location(state, named)
+    where = N_("the card being traded away") if named == hand_card else _known_location(state, named)
     if where:
-        raise IllegalMove("X19-7", f"Strike-row slot {index} cannot hold {named}: it is {where}.")
+        raise IllegalMove("X19-7", T("Strike-row slot {slot} cannot hold {named}: it is {where}.", slot=index,
+                                     named=named, where=where))
     return named
 
 
@@ -435,12 +471,13 @@ def outcome(state: dict):
 
 # ------------------------------------------------------------------ who may move, and with what
 
-PHASES = {"trick": ("play",), "decision": ("decide",), "draft": ("draft",), "trade": ("trade",), "finished": ()}
+PHASES = {"trick": ("play", "adjust"), "decision": ("decide", "adjust"), "draft": ("draft", "adjust"),
+          "trade": ("trade", "adjust"), "finished": ("adjust",)}  # adjust: any time (T-2)
 _NOW = {  # what the table must do in each phase, and the ruling that says so
-    "trick": ("X19-2", "A trick is being played: {} is to play a card."),
-    "decision": ("X19-3", "{} received a strike and must first choose to raise or abandon."),
-    "draft": ("X19-6", "The exchange is over and its cards are being drafted: {} picks next."),
-    "trade": ("X19-6", "{} must first trade a card with the strike row."),
+    "trick": ("X19-2", N_("A trick is being played: {player} is to play a card.")),
+    "decision": ("X19-3", N_("{player} received a strike and must first choose to raise or abandon.")),
+    "draft": ("X19-6", N_("The exchange is over and its cards are being drafted: {player} picks next.")),
+    "trade": ("X19-6", N_("{player} must first trade a card with the strike row.")),
 }
 
 
@@ -450,21 +487,24 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
     rule, now = _NOW[state["phase"]]
     rule = {"decide": "X19-3", "draft": "X19-6", "trade": "X19-6"}.get(kind, rule)
     if kind == "decide" and _version_2(state):
-        return IllegalMove("X19-8", "Version 2.0 has no raise or abandon: a third strike ends the exchange.")
-    return IllegalMove(rule, f"A '{kind}' move is not possible now. {now.format(state['to_play'])}",
+        return IllegalMove("X19-8", N_("Version 2.0 has no raise or abandon: a third strike ends the exchange."))
+    return IllegalMove(rule, T("A '{move}' move is not possible now. {now}", move=kind,
+                               now=T(now, player=state["to_play"])),
                        legal={"phase": state["phase"], "to_play": state["to_play"]})
 
 
 def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
     to_play = state["to_play"]
     rule, why = {
-        "play": ("X19-2", f"{to_play} is to {'follow' if state['trick'] else 'lead'} (the taker of the last "
-                          "trick leads the next)."),
-        "decide": ("X19-3", f"{to_play} received the strike and decides."),
-        "draft": ("X19-6", f"the loser of the exchange picks first and picks alternate; {to_play} picks now."),
-        "trade": ("X19-6", f"only the loser of the exchange, {to_play}, trades."),
+        "play": ("X19-2", T("{player} is to follow (the taker of the last trick leads the next).", player=to_play)
+                 if state["trick"] else
+                 T("{player} is to lead (the taker of the last trick leads the next).", player=to_play)),
+        "decide": ("X19-3", T("{player} received the strike and decides.", player=to_play)),
+        "draft": ("X19-6", T("the loser of the exchange picks first and picks alternate; {player} picks now.",
+                             player=to_play)),
+        "trade": ("X19-6", T("only the loser of the exchange, {player}, trades.", player=to_play)),
     }[kind]
-    return IllegalMove(rule, f"It is not {player}'s turn: {why}", legal={"to_play": to_play})
+    return IllegalMove(rule, T("It is not {player}'s turn: {why}", player=player, why=why), legal={"to_play": to_play})
 
 
 def _sources(state: dict) -> list[str]:
@@ -488,37 +528,59 @@ def choices(state: dict, kind: str) -> dict:
 
 def _says_trade(move: dict, show) -> str:
     """A closed card goes into the strike row face down: the log does not name it (X19-7)."""
-    given = f"{show(move.get('card'))} from the open hand" if move.get("from") == "open" else "a closed card"
     slot = move.get("slot")
     name = SLOT_NAMES[slot] if type(slot) is int and 0 <= slot < ROW_SIZE else slot
-    return f"{move.get('player')} trades {given} with strike-row slot {name}"
+    if move.get("from") == "open":
+        return T("{player} trades {card} from the open hand with strike-row slot {slot}", player=move.get("player"),
+                 card=show(move.get("card")), slot=name)
+    return T("{player} trades a closed card with strike-row slot {slot}", player=move.get("player"), slot=name)
+
+
+def _says_play(move: dict, show) -> str:
+    if move.get("from") == "open":
+        return T("{player} plays {card} from the open hand", player=move.get("player"), card=show(move.get("card")))
+    if move.get("from") == "closed":
+        return T("{player} plays {card} from the closed hand", player=move.get("player"), card=show(move.get("card")))
+    return T("{player} plays {card} from the {source} hand", player=move.get("player"), card=show(move.get("card")),
+             source=move.get("from"))
+
+
+def _says_decide(move: dict, show) -> str:
+    if move.get("choice") == "raise":
+        return T("{player} chooses to raise", player=move.get("player"))
+    if move.get("choice") == "abandon":
+        return T("{player} chooses to abandon", player=move.get("player"))
+    return T("{player} chooses to {choice}", player=move.get("player"), choice=move.get("choice"))
 
 
 def _xix_card(name: str, **kwargs) -> Card:
     return Card(name, read=_parse, numbers=True, example=7, **kwargs)
 
 
-_FROM = Choice("from", choices=SOURCES, description="The hand the card comes from (X19-7).")
+_FROM = Choice("from", choices=SOURCES, description=N_("The hand the card comes from (X19-7)."))
 MOVES = {
     "play": Move(_play, (Player("player"), _xix_card("card"), _FROM),
-                 "Lead or follow a trick with a card from either hand.", ("X19-2", "X19-7"),
-                 label="Play a card", says="{player} plays {card} from the {from} hand"),
+                 N_("Lead or follow a trick with a card from either hand."), ("X19-2", "X19-7"),
+                 label=N_("Play a card"), says=_says_play),
     "decide": Move(_decide, (Player("player"), Choice("choice", choices=("raise", "abandon"))),
-                   "After receiving a strike: raise or abandon (a third strike abandons by itself).", ("X19-3",),
-                   label="Raise or abandon", says="{player} chooses to {choice}"),
+                   N_("After receiving a strike: raise or abandon (a third strike abandons by itself)."), ("X19-3",),
+                   label=N_("Raise or abandon"), says=_says_decide),
     "draft": Move(_draft, (Player("player"), _xix_card("card")),
-                  "One pick of the draft into the picker's open hand; the exchange's loser picks first, then "
-                  "picks alternate.", ("X19-6",), label="Draft a card", says="{player} drafts {card}"),
+                  N_("One pick of the draft into the picker's open hand; the exchange's loser picks first, then "
+                     "picks alternate."), ("X19-6",), label=N_("Draft a card"), says=N_("{player} drafts {card}")),
     "trade": Move(
         _trade, (Player("player"), _xix_card("card"), _FROM,
                  Int("slot", lo=0, hi=ROW_SIZE - 1,
-                     description="0-4 from the first player's left (the pages letter them A-E); the second "
-                                 "player, sitting opposite, sees slot 0 at their right."),
+                     description=N_("0-4 from the first player's left (the pages letter them A-E); the second "
+                                    "player, sitting opposite, sees slot 0 at their right.")),
                  _xix_card("strike_card", required=False, nullable=True,
-                           description="The slot's card, or null for a face-down card left unnamed.")),
-        "The loser's trade: a hand card for the card in one strike-row slot.", ("X19-6", "X19-7"),
-        label="Trade with the strike row", says=lambda move, show: _says_trade(move, show),
+                           description=N_("The slot's card, or null for a face-down card left unnamed."))),
+        N_("The loser's trade: a hand card for the card in one strike-row slot."), ("X19-6", "X19-7"),
+        label=N_("Trade with the strike row"), says=lambda move, show: _says_trade(move, show),
         private=lambda move: ("card", "strike_card") if move.get("from") == "closed" else ("strike_card",)),
+    "adjust": adjust_move(_adjust, N_("A point counts toward the end like an exchange's stakes (X19-5), and the end "
+                                      "is judged at once: an adjustment may end the game."),
+                          round_of=lambda state: state["exchange"]),
 }
 
 apply, allowed = bind(__name__)

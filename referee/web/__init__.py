@@ -13,6 +13,8 @@ from flask import Flask
 def init_app(app: Flask) -> None:
     """Registers the web pages; the API works without them."""
     from referee.web.session import SessionInterface
+    from referee.web import offline  # noqa: F401  (the manifest, /sw.js and the offline page, on bp)
+    from referee.web import groups  # noqa: F401  (groups, rematch and corrections, on bp)
     from referee.web.views import bp
 
     # A phone's key (never a game's token) lives in Flask's signed session cookie: HttpOnly, SameSite,

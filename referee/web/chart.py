@@ -6,6 +6,7 @@ chart does not rely on colour alone; the score sheet next to it is the accessibl
 """
 from __future__ import annotations
 
+from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 WIDTH, HEIGHT = 320, 180
@@ -39,7 +40,9 @@ def _marker(shape: str, x: float, y: float, cls: str) -> str:
     return f'<path class="{cls}" d="M{x:.1f} {y - 4:.1f}L{x + 4:.1f} {y:.1f}L{x:.1f} {y + 4:.1f}L{x - 4:.1f} {y:.1f}Z"/>'
 
 
-def score_chart(view: dict) -> Markup | None:
+def score_chart(view: dict, title=None, chart_id: str = "chart-title") -> Markup | None:
+    """``title(totals)``: the chart's name from the last totals ("Ann 3; Bob 1"), by default the
+    totals after each round; ``chart_id``: the id of its name, one per chart on a page."""
     players, lines = series(view)
     if not lines:
         return None
@@ -55,10 +58,12 @@ def score_chart(view: dict) -> Markup | None:
     def y(v: float) -> float:
         return TOP + plot_h * (hi - v) / span
 
+    totals = "; ".join(f"{p} {line[-1]}" for p, line in zip(players, lines))
+    name = title(totals) if title else _("Totals after each round: %(totals)s", totals=totals)
     out = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-           f'aria-labelledby="chart-title" xmlns="http://www.w3.org/2000/svg">',
-           '<title id="chart-title">Totals after each round: '
-           + escape("; ".join(f"{p} {line[-1]}" for p, line in zip(players, lines))) + "</title>"]
+           f'aria-labelledby="{escape(chart_id)}" xmlns="http://www.w3.org/2000/svg">',
+           # an f-string, not str + Markup: that would escape the <title> tag itself (the chart unnamed)
+           f'<title id="{escape(chart_id)}">{escape(name)}</title>']
     # grid: the low and high values and zero
     for v in sorted({lo, hi, 0}):
         out.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>')

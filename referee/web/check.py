@@ -11,6 +11,10 @@ import json
 import re
 from typing import Any
 
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext
+
+from referee.i18n import say
 from referee.web.games import COMMON_KEYS, int_or_text, split_codes
 
 MAX_FIELD = 4000  # characters of one field: more is refused before any judge reads it
@@ -54,8 +58,9 @@ def field_kind(schema: dict) -> str:
     return "json"
 
 
-_HINTS = {"cards": "Card codes separated by spaces.", "cards_or_number": "Card codes separated by spaces, "
-          "or just how many.", "card_lines": "One group of card codes per line.", "json": "As JSON."}
+_HINTS = {"cards": lazy_gettext("Card codes separated by spaces."),
+          "cards_or_number": lazy_gettext("Card codes separated by spaces, or just how many."),
+          "card_lines": lazy_gettext("One group of card codes per line."), "json": lazy_gettext("As JSON.")}
 
 
 def fields(judge) -> list[dict]:
@@ -65,14 +70,14 @@ def fields(judge) -> list[dict]:
     found = []
     for name, schema in (request.get("properties") or {}).items():
         kind = field_kind(schema)
-        hint = " ".join(part for part in (schema.get("description"), _HINTS.get(kind)) if part)
+        hint = " ".join(str(part) for part in (say(schema.get("description")), _HINTS.get(kind)) if part)
         if "default" in schema:
-            hint += f" Left blank: {schema['default']}."
+            hint += " " + _("Left blank: %(value)s.", value=schema["default"])
         choices = None
         if kind == "choice":
             choices = [(_choice_text(v), str(v)) for v in schema["enum"]]
         elif kind == "flag":
-            choices = [("true", "Yes"), ("false", "No")]
+            choices = [("true", _("Yes")), ("false", _("No"))]
         example = schema.get("example")
         found.append({"name": name, "kind": kind, "required": name in required, "hint": hint.strip(),
                       "label": name.replace("_", " ").capitalize(), "choices": choices,
@@ -126,7 +131,8 @@ def body_from(judge, form) -> dict:
     for spec in fields(judge):
         raw = form.get(spec["name"], "")
         if len(raw) > MAX_FIELD:
-            raise CheckFormError(f"'{spec['label']}' is too long: at most {MAX_FIELD} characters.")
+            raise CheckFormError(_("'%(field)s' is too long: at most %(most)s characters.", field=spec["label"],
+                                   most=MAX_FIELD))
         if not raw.strip():
             continue
         kind = spec["kind"]
@@ -144,7 +150,8 @@ def body_from(judge, form) -> dict:
         elif kind == "choice":
             lookup = {_choice_text(v): v for v in judge.request["properties"][spec["name"]]["enum"]}
             if raw not in lookup:
-                raise CheckFormError(f"'{spec['label']}' must be one of: {', '.join(v[1] for v in spec['choices'])}.")
+                raise CheckFormError(_("'%(field)s' must be one of: %(choices)s.", field=spec["label"],
+                                       choices=", ".join(v[1] for v in spec["choices"])))
             body[spec["name"]] = lookup[raw]
         elif kind == "text":
             body[spec["name"]] = raw.strip()
@@ -152,7 +159,7 @@ def body_from(judge, form) -> dict:
             try:
                 body[spec["name"]] = json.loads(raw)
             except (ValueError, RecursionError):
-                raise CheckFormError(f"'{spec['label']}' is not valid JSON.") from None
+                raise CheckFormError(_("'%(field)s' is not valid JSON.", field=spec["label"])) from None
     return body
 
 

@@ -13,14 +13,17 @@ from flask import (
     Blueprint, abort, current_app, flash, g, get_flashed_messages, make_response, redirect,
     render_template, request, session, url_for,
 )
+from flask_babel import gettext as _
 from flask_wtf.csrf import generate_csrf, validate_csrf
 from markupsafe import Markup
 from wtforms import ValidationError
 
 from sqlalchemy.exc import DBAPIError
 
-from referee import links, store
+from referee import groups, links, stats, store
 from referee.models import db
+from referee.api.errors import problem
+from referee.i18n import say
 from referee.api.limits import limit_game_creation
 from referee.rules import ENGINES
 from referee.rules.base import RuleError
@@ -57,9 +60,9 @@ def _csrf():
         return None
     try:
         validate_csrf(request.form.get("csrf_token"))
-    except ValidationError as exc:
-        return _error_page(400, "The form has expired", f"{exc.args[0] if exc.args else 'Bad CSRF token.'} "
-                           "Go back, reload the page and try again.")
+    except ValidationError:
+        return _error_page(400, _("The form has expired"), _("The form's security token is missing or out of date. "
+                                                              "Go back, reload the page and try again."))
     return None
 
 
@@ -96,22 +99,22 @@ def _card(value):
 
 @bp.errorhandler(store.StoreError)
 def _store_error(error: store.StoreError):
-    return _error_page(error.status, error.title, error.detail)
+    return _error_page(error.status, error.title, error.detail, kind=error.kind)
 
 
 @bp.errorhandler(DBAPIError)
 def _database_error(error):
     db.session.rollback()
-    response = _error_page(503, "The database is not answering", "Nothing was lost that the page showed as "
-                           "done. Wait a moment and reload.")
+    response = _error_page(503, _("The database is not answering"), _("Nothing was lost that the page showed as "
+                                                                      "done. Wait a moment and reload."))
     response.headers["Retry-After"] = "5"
     return response
 
 
 @bp.errorhandler(429)
 def _too_many(error):
-    response = _error_page(429, "Too many games", "Too many games were started from this address; wait a "
-                                                  "minute and try again.")
+    response = _error_page(429, _("Too many games"), _("Too many games were started from this address; wait a "
+                                                       "minute and try again."))
     response.headers.update({k: v for k, v in error.get_headers() if k == "Retry-After"})
     return response
 
@@ -123,13 +126,21 @@ def _rule_error(error: RuleError):
 
 def _not_at_the_table(detail: str):
     if g.get("key_revoked"):
-        return _error_page(403, "This phone's key was revoked", "It can follow the game, not enter moves. "
-                           "Ask the table for a fresh table link.")
-    return _error_page(403, "This phone follows the game", detail)
+        return _error_page(403, _("This phone's key was revoked"), _("It can follow the game, not enter moves. "
+                                                                     "Ask the table for a fresh table link."))
+    return _error_page(403, _("This phone follows the game"), detail)
 
 
-def _error_page(status: int, title: str, detail: str, rule: str | None = None):
-    return make_response(render_template("error.html", title=title, detail=detail, rule=rule), status)
+def _error_page(status: int, title: str, detail: str, rule: str | None = None, kind: str | None = None):
+    if _wants_json():
+        return problem(status, title, detail, kind or f"page-{status}", rule=rule)
+    return make_response(render_template("error.html", title=title, detail=say(detail), rule=rule), status)
+
+
+def _wants_json() -> bool:
+    """The outbox of moves kept offline (static/offline.js) posts the same forms and asks for the verdict
+    as JSON (``Accept: application/json``); a browser's form post gets pages, as always."""
+    return request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
 
 
 def _tables() -> dict:
@@ -150,6 +161,59 @@ def _drop(game_id: str) -> None:
     tables = _tables()
     if game_id in tables:
         session["tables"] = {k: v for k, v in tables.items() if k != game_id}
+
+
+def _groups() -> dict:
+    """``{group id: the group's token}`` from the signed cookie: the phone that made a group keeps its key
+    there as it keeps its games' keys (never in a page or a URL); the group has no other key to give."""
+    held = session.get("groups")
+    return held if isinstance(held, dict) else {}
+
+
+def remember_group(group_id: str, token: str) -> None:
+    held = {k: v for k, v in _groups().items() if k != group_id}
+    held[group_id] = token
+    session["groups"] = dict(list(held.items())[-MAX_TABLES:])
+    session.permanent = True
+
+
+def group_key(group) -> str | None:
+    """This phone's key to the group when it still opens it, else None (a key that does not leaves the
+    cookie)."""
+    token = _groups().get(group.id)
+    if not isinstance(token, str):
+        return None
+    try:
+        groups.check_group_token(group, token)
+    except store.StoreError:
+        session["groups"] = {k: v for k, v in _groups().items() if k != group.id}
+        return None
+    return token
+
+
+def held_groups() -> list:
+    """The groups whose key this phone holds, the latest first."""
+    found = []
+    for group_id in reversed(list(_groups())):
+        try:
+            group = groups.get_group(group_id)
+        except store.StoreError:
+            continue
+        if group_key(group):
+            found.append(group)
+    return found
+
+
+def standing(game, resolve=lambda name: name) -> dict:
+    """A game's line in a list (``groups.summary``) with ``leaders``: who is ahead while it is in
+    progress, by the game's own direction (``stats.LOWER_IS_BETTER``); nobody while all are level."""
+    line = groups.summary(game, resolve)
+    totals = line["standings"]
+    line["leaders"] = []
+    if line["status"] != "finished" and len(set(totals.values())) > 1:
+        best = (min if stats.LOWER_IS_BETTER.get(game.game) else max)(totals.values())
+        line["leaders"] = [p for p, total in totals.items() if total == best]
+    return line
 
 
 def table_key(game) -> str | None:
@@ -240,14 +304,21 @@ def _page_context(game, view: dict, holder: bool, live: bool = True) -> dict:
 
 @bp.get("/")
 def index():
+    return home()
+
+
+def home(status: int = 200, **context):
+    """The home page: start a game, make a group, this phone's groups and recent games."""
     mine = []
     for game_id in reversed(list(_tables())):
         try:
-            game = store.get_game(game_id)
+            line = standing(store.get_game(game_id))
         except store.StoreError:
             continue
-        mine.append(game)
-    return render_template("index.html", mine=mine[:10])
+        mine.append(line)
+        if len(mine) == 10:
+            break
+    return render_template("index.html", mine=mine, held=held_groups(), **context), status
 
 
 @bp.route("/new/<name>", methods=["GET", "POST"])
@@ -255,8 +326,9 @@ def index():
 def new_game(name):
     engine = _engine(name)
     ui = ui_for(name)
-    values = {"players": "", **{k: "" for k in engine.OPTIONS}}
+    values = {"players": "", **{k: "" for k in engine.OPTIONS}, "group": request.args.get("group", "")}
     error = None
+    held = held_groups()
     if request.method == "POST":
         values.update({k: request.form.get(k, "") for k in values})
         players = [line.strip() for line in values["players"].replace(",", "\n").splitlines() if line.strip()]
@@ -265,17 +337,26 @@ def new_game(name):
             raw = values[key].strip()
             if raw:
                 options[key] = ui.option_value(engine.OPTIONS[key], raw)
+        label = f"Started the game ({device_label(request.user_agent.string)})"
+        group_id = values["group"].strip()
+        if group_id and group_id not in {group.id for group in held}:
+            return _error_page(403, _("This phone does not hold that group's key"),
+                               _("Only the phone that made a group starts games in it. Start the game without "
+                                 "a group, or from that phone."))
         try:
-            game, key = links.start_game(name, players, options,
-                                         f"Started the game ({device_label(request.user_agent.string)})")
+            if group_id:  # in the group, with its key; this phone then holds a key of its own to the game
+                game, token = groups.create_game(group_id, _groups()[group_id], name, players, options)
+                key = links.from_token(game.id, token, label)
+            else:
+                game, key = links.start_game(name, players, options, label)
         except RuleError as exc:
             error = exc
         else:
             _remember(game.id, key)
-            flash("Game started. Share it with the links below.", "info")
+            flash(_("Game started. Share it with the links below."), "info")
             return redirect(url_for(".share", game_id=game.id))
     status = 422 if error else 200
-    return render_template("new.html", engine=engine, ui=ui, values=values, error=error), status
+    return render_template("new.html", engine=engine, ui=ui, values=values, error=error, held=held), status
 
 
 # ---------------------------------------------------------------- share, join, revoke
@@ -293,7 +374,7 @@ def share(game_id):
         except store.StoreError as exc:
             if exc.status != 409:
                 raise
-            link_error = exc.detail
+            link_error = say(exc.detail)
         mine = store.split_credential(key)[0]
         found = links.credentials_of(game)
         labels = {c.id: c.label or c.id for c in found}
@@ -313,23 +394,23 @@ def join(game_id):
     holder = table_key(game) is not None
     if request.method == "GET" or holder:
         if holder and request.method == "POST":
-            flash("This phone already enters moves for this game.", "info")
+            flash(_("This phone already enters moves for this game."), "info")
             return redirect(url_for(".game_page", game_id=game.id))
         return render_template("join.html", game=game, engine=_engine(game.game), holder=holder)
     code = _code_from(request.form.get("code", ""))
     if code is None:
         return render_template("join.html", game=game, engine=_engine(game.game), holder=False,
-                               error="Paste the whole table link, or the code after its #."), 422
+                               error=_("Paste the whole table link, or the code after its #.")), 422
     try:
         key = links.redeem(game.id, code, device_label(request.user_agent.string))
     except store.StoreError as exc:
         if exc.status != 403:
             raise
-        return _error_page(403, "This table link does not open this game",
-                           "It may have been revoked. Ask the table for a fresh link; you can still follow "
-                           "the game.")
+        return _error_page(403, _("This table link does not open this game"),
+                           _("It may have been revoked. Ask the table for a fresh link; you can still follow "
+                             "the game."))
     _remember(game.id, key)
-    flash("This phone can now enter moves for the table.", "info")
+    flash(_("This phone can now enter moves for the table."), "info")
     return redirect(url_for(".game_page", game_id=game.id))
 
 
@@ -337,8 +418,8 @@ def join(game_id):
 def old_table_link(game_id, token):
     """Table links once carried the game's token in their path (and so into histories and logs):
     nothing is taken from them now; the phone follows the game and is told how to join."""
-    flash("This kind of table link is no longer used: ask the table for a fresh one from its Share page. "
-          "Meanwhile this phone follows the game.", "info")
+    flash(_("This kind of table link is no longer used: ask the table for a fresh one from its Share page. "
+            "Meanwhile this phone follows the game."), "info")
     return redirect(url_for(".game_page", game_id=game_id))
 
 
@@ -348,15 +429,15 @@ def revoke(game_id, credential_id):
     game = store.get_game(game_id)
     key = table_key(game)
     if key is None:
-        return _error_page(403, "This phone follows the game", "Only a phone at the table revokes links "
-                           "and phones.")
+        return _error_page(403, _("This phone follows the game"), _("Only a phone at the table revokes links "
+                                                                    "and phones."))
     revoked = links.revoke_by_phone(game.id, key, credential_id)
     if links.phone_of(game, key) is None:  # it revoked itself, or the link it joined through
         _drop(game.id)
-        flash("This phone now only follows the game.", "info")
+        flash(_("This phone now only follows the game."), "info")
         return redirect(url_for(".game_page", game_id=game.id))
     names = ", ".join(c.label or c.id for c in revoked)
-    flash(f"Revoked: {names}." if names else "That was already revoked.", "info")
+    flash(_("Revoked: %(names)s.", names=names) if names else _("That was already revoked."), "info")
     return redirect(url_for(".share", game_id=game.id))
 
 
@@ -371,7 +452,7 @@ def forget(game_id):
         except store.StoreError:  # no such game: nothing to revoke
             pass
     _drop(game_id)
-    flash("This phone now only follows the game.", "info")
+    flash(_("This phone now only follows the game."), "info")
     return redirect(url_for(".game_page", game_id=game_id))
 
 
@@ -401,15 +482,18 @@ def move(game_id):
     game = store.get_game(game_id)
     key = table_key(game)
     if key is None:
-        return _not_at_the_table("Only the table enters moves: open the table link shared from the game's "
-                                 "share page on the phone that keeps the score.")
+        return _not_at_the_table(_("Only the table enters moves: open the table link shared from the game's "
+                                   "share page on the phone that keeps the score."))
     ui = ui_for(game.game)
     view = store.game_view(game)
     back = redirect(url_for(".game_page", game_id=game.id, _anchor="moves"))
+    as_json = _wants_json()  # a move the outbox kept offline: its verdict, which the outbox shows
     kind = request.form.get("type", "")
     try:
         payload = ui.build(kind, request.form, view)
     except FormError as exc:
+        if as_json:
+            return _error_page(400, _("The move is incomplete"), str(exc), kind="incomplete-move")
         flash({"detail": str(exc), "rule": None}, "refused")
         return back
     write = store.WriteRequest(game_id=game.id, token=None, phone=key, if_match=_form_tag(request.form),
@@ -418,15 +502,24 @@ def move(game_id):
     try:
         result = store.apply_move(write, payload)
     except RuleError as exc:
-        flash({"detail": exc.detail, "rule": exc.rule, "move": ui.describe(payload)}, "refused")
+        if as_json:
+            return problem(exc.status, exc.title, exc.detail, exc.kind, rule=exc.rule, legal=exc.legal,
+                           move=say(ui.describe(payload)),
+                           badge=str(rules_pages.ruling(exc.rule, game.game, _("Ruling") + " ")) or None)
+        flash({"detail": say(exc.detail), "rule": exc.rule, "move": ui.describe(payload)}, "refused")
         return back
     except store.StoreError as exc:
         if exc.status == 412:
-            flash({"detail": "Another phone entered a move first: check the table and enter "
-                             "yours again.", "rule": None}, "refused")
+            detail = _("Another phone entered a move first: check the table and enter yours again.")
+            if as_json:
+                return problem(412, exc.title, detail, exc.kind, headers=exc.headers)
+            flash({"detail": detail, "rule": None}, "refused")
             return back
         raise
-    flash(ui.announce(result.body, payload), "announce")
+    flash(ui.announce(result.body, payload), "announce")  # shown on the page the outbox reloads, too
+    if as_json:
+        return {"etag": result.body.get("etag"), "version": result.body.get("version"),
+                "replayed": result.replayed}, result.status
     return back
 
 
@@ -435,7 +528,7 @@ def undo(game_id):
     game = store.get_game(game_id)
     key = table_key(game)
     if key is None:
-        return _not_at_the_table("Only the table can undo a move.")
+        return _not_at_the_table(_("Only the table can undo a move."))
     ui = ui_for(game.game)
     if request.method == "GET":
         move = store.live_move(game.id, game.version)
@@ -448,9 +541,9 @@ def undo(game_id):
     except store.StoreError as exc:
         if exc.status not in (409, 412):
             raise
-        flash({"detail": exc.detail, "rule": None}, "refused")
+        flash({"detail": say(exc.detail), "rule": None}, "refused")
         return redirect(url_for(".game_page", game_id=game.id))
-    flash(f"Move undone. {ui.announce(result.body, None)}", "announce")
+    flash(_("Move undone. %(table)s", table=ui.announce(result.body, None)), "announce")
     return redirect(url_for(".game_page", game_id=game.id))
 
 
@@ -492,8 +585,8 @@ def rules_page(game):
     """A game's rules document with an anchor on each ruling; the engine's rulings it lacks follow."""
     engine = usable_engines().get(game)
     if engine is None:
-        return _error_page(404, "No such game", "The referee keeps no rules by that name; the rules "
-                           "page lists every game it keeps.")
+        return _error_page(404, _("No such game"), _("The referee keeps no rules by that name; the rules "
+                                                     "page lists every game it keeps."))
     doc = rules_pages.document(engine.NAME)
     missing = {rid: text for rid, text in engine.RULINGS.items() if not doc or rid not in doc.rulings}
     return render_template("rules.html", doc=doc, engine=engine, missing=missing)
@@ -516,9 +609,9 @@ def _check_game(engine):
     try:
         game = store.get_game(game_id)
     except store.StoreError:
-        return None, None, "No game has that id: the forms are not filled from a game."
+        return None, None, _("No game has that id: the forms are not filled from a game.")
     if game.game != engine.NAME:
-        return None, None, "That game is not of this kind: the forms are not filled from it."
+        return None, None, _("That game is not of this kind: the forms are not filled from it.")
     return game, store.game_view(game), None
 
 
@@ -554,7 +647,7 @@ def check_verdict(game, verdict):
     try:
         result = judge.fn(body)
     except RuleError as exc:
-        refusal = {"detail": exc.detail, "rule": exc.rule,
+        refusal = {"detail": say(exc.detail), "rule": exc.rule,
                    "rulings": check.summaries([exc.rule] if exc.rule else [], engine, _general_rulings())}
         return _check_page(engine, 422, refusal=refusal, **context)
     ids = check.cited(result)

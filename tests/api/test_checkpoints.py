@@ -30,7 +30,8 @@ def from_scratch(api, game) -> dict:
 
 
 def game_part(view: dict) -> dict:
-    return {k: v for k, v in view.items() if k not in ("id", "game", "players", "options", "version", "etag")}
+    return {k: v for k, v in view.items() if k not in ("id", "game", "players", "options", "version", "etag",
+                                                    "group", "rematch", "rematch_of")}
 
 
 def test_undo_and_past_tables_across_checkpoints_equal_a_full_replay(app, api, client):

@@ -160,6 +160,6 @@ def test_grid_verdict_refuses_malformed_bodies(api, body):
 
 def test_rules_endpoint_lists_nines(client):
     body = client.get("/api/v1/rules/nines").get_json()
-    assert set(body["moves"]) == {"deal", "turn", "reveal", "reveal_all", "hand_result"}
+    assert set(body["moves"]) == {"deal", "turn", "reveal", "reveal_all", "hand_result", "correct_round", "adjust"}
     assert {"N9-1", "N9-8", "G-1", "G-2"} <= set(body["rulings"])
     assert body["judges"]["grid"]["path"] == "/api/v1/judge/nines/grid"

@@ -205,7 +205,7 @@ def test_completing_play_with_a_scramble_claims_with_count_one_over_http(api):
     api.move(game, {"type": "deal", "dealer": CAT, "flip": "5A"})
     body = api.move(game, {"type": "play", "player": ANN, "set": 1, "cards": ["SCRAMBLE", "5B"]})
     # S69-9: the rearrangement comes first, and only Ann may make it or decline it
-    assert body["phase"] == "scramble" and body["to_play"] == ANN and list(body["allowed"]) == ["scramble"]
+    assert body["phase"] == "scramble" and body["to_play"] == ANN and list(body["allowed"]) == ["scramble", "adjust"]
     api.refused(game, {"type": "chance", "player": BOB, "cards": ["5C"]}, "S69-9")
     body = api.move(game, {"type": "scramble", "player": ANN})
     assert body["phase"] == "chances" and body["to_play"] == BOB
@@ -225,7 +225,7 @@ def test_a_pulled_scramble_is_the_pullers_and_every_other_move_cites_s69_9_over_
     body = api.move(game, {"type": "pass", "player": "p3", "flip": "SCRAMBLE"})
     assert body["pulls"] == [{"by": "p3", "from": "p2", "card": "SCRAMBLE"}]
     assert (body["phase"], body["to_play"], body["pending_scramble"]) == ("scramble", "p3", "p3")
-    assert list(body["allowed"]) == ["scramble"] and body["allowed"]["scramble"]["players"] == ["p3"]
+    assert list(body["allowed"]) == ["scramble", "adjust"] and body["allowed"]["scramble"]["players"] == ["p3"]
     for move in ({"type": "pass", "player": "p4", "flip": "9C"},
                  {"type": "play", "player": "p4", "set": 1, "cards": ["1B"]},
                  {"type": "chance", "player": "p4", "cards": []},

@@ -160,8 +160,8 @@ def test_judge_trick(api):
 
 def test_rules_endpoint_lists_the_rulings(client):
     body = client.get("/api/v1/rules/xix").get_json()
-    assert set(body["rulings"]) == {"G-1", "G-2"} | {f"X19-{i}" for i in range(1, 9)}
-    assert set(body["moves"]) == {"play", "decide", "draft", "trade"}
+    assert set(body["rulings"]) == {"G-1", "G-2", "T-1", "T-2"} | {f"X19-{i}" for i in range(1, 9)}
+    assert set(body["moves"]) == {"play", "decide", "draft", "trade", "adjust"}
     assert body["judges"]["trick"]["path"] == "/api/v1/judge/xix/trick"
 
 

@@ -618,8 +618,9 @@ def test_judge_meld_wild_forms():
 
 def test_interface_metadata():
     assert fc.NAME == "five-crowns" and fc.PLAYERS == (2, 21)
-    assert set(fc.RULINGS) == {f"FC-{i}" for i in range(1, 9)} | {"G-1", "G-2"}
-    assert set(fc.MOVES) == {"deal", "draw", "discard", "go_out", "final_turn", "round_result"}
+    assert set(fc.RULINGS) == {f"FC-{i}" for i in range(1, 9)} | {"G-1", "G-2"} | {"T-1", "T-2"}
+    assert set(fc.MOVES) == {"deal", "draw", "discard", "go_out", "final_turn", "round_result", "correct_round",
+                             "adjust"}
     assert set(fc.JUDGES) == {"hand", "meld"}
     assert set(fc.OPTIONS) == {"decks", "dealer", "round_order", "tie_break"}
 

@@ -137,8 +137,8 @@ def test_recorded_dealer_moves_the_first_player():  # G-1: left of Ann is Bob; o
 
 
 def test_module_declares_every_ruling_and_move():
-    assert set(nines.RULINGS) == {"G-1", "G-2"} | {f"N9-{i}" for i in range(1, 10)}
-    assert set(nines.MOVES) == {"deal", "turn", "reveal", "reveal_all", "hand_result"}
+    assert set(nines.RULINGS) == {"G-1", "G-2"} | {f"N9-{i}" for i in range(1, 10)} | {"T-1", "T-2"}
+    assert set(nines.MOVES) == {"deal", "turn", "reveal", "reveal_all", "hand_result", "correct_round", "adjust"}
     assert nines.NAME == "nines" and set(nines.JUDGES) == {"grid"}
 
 

@@ -86,8 +86,8 @@ def with_hands(state, sizes):
 
 def test_interface_constants():
     assert g.NAME == "sixty-nine" and g.PLAYERS == (2, 6)
-    assert set(g.MOVES) == {"deal", "play", "pass", "chance", "pass_chances", "flip", "scramble"}
-    assert set(g.RULINGS) == {"G-1", "G-2"} | {f"S69-{n}" for n in range(1, 14)}
+    assert set(g.MOVES) == {"deal", "play", "pass", "chance", "pass_chances", "flip", "scramble", "adjust"}
+    assert set(g.RULINGS) == {"G-1", "G-2"} | {f"S69-{n}" for n in range(1, 14)} | {"T-1", "T-2"}
     assert set(g.OPTIONS) == {"dealer", "target", "single_winner"} and g.OPTIONS["target"]["default"] == 69
     assert set(g.JUDGES) == {"set", "score"}
 
@@ -606,7 +606,7 @@ def test_s69_9_scramble_may_split_sets_and_complete_nothing():
 def test_s69_9_flipped_scramble_is_the_flippers_to_use():
     state = run(start(), pass_(ANN, "SCRAMBLE"))
     assert state["pending_scramble"] == ANN and state["to_play"] == ANN and state["phase"] == "scramble"
-    assert list(g.allowed(state)) == ["scramble"] and g.allowed(state)["scramble"]["players"] == [ANN]
+    assert list(g.allowed(state)) == ["scramble", "adjust"] and g.allowed(state)["scramble"]["players"] == [ANN]
     refused(state, play(ANN, 1, "5B"), rule="S69-9")
     refused(state, pass_(ANN, "7B"), rule="S69-9")
     refused(state, play(CAT, 1, "5B"), rule="S69-9")
@@ -648,7 +648,7 @@ def test_s69_9_scramble_pulled_from_a_hand_is_the_pullers():
     assert state["pulls"] == [{"by": "p2", "from": "p1", "card": "SCRAMBLE"}]
     assert state["hand_sizes"]["p1"] == 9 and state["hand_sizes"]["p2"] == 10
     assert (state["phase"], state["to_play"], state["pending_scramble"]) == ("scramble", "p2", "p2")
-    assert list(g.allowed(state)) == ["scramble"] and g.allowed(state)["scramble"]["players"] == ["p2"]
+    assert list(g.allowed(state)) == ["scramble", "adjust"] and g.allowed(state)["scramble"]["players"] == ["p2"]
     for move in (pass_("p3", "9C"), play("p3", 1, "1B"), play("p1", 1, "1B"), pass_("p2", "9C"),
                  {"type": "scramble", "player": "p3"}, {"type": "scramble", "player": "p1"},
                  chance("p3"), flip("p2", "9C")):

@@ -115,8 +115,8 @@ def test_bad_setup_is_invalid_input(players, options):
 
 def test_module_interface():
     assert xix.NAME == "xix" and xix.PLAYERS == (2, 2)
-    assert set(xix.RULINGS) == {"G-1", "G-2"} | {f"X19-{i}" for i in range(1, 9)}
-    assert set(xix.MOVES) == {"play", "decide", "draft", "trade"}
+    assert set(xix.RULINGS) == {"G-1", "G-2"} | {f"X19-{i}" for i in range(1, 9)} | {"T-1", "T-2"}
+    assert set(xix.MOVES) == {"play", "decide", "draft", "trade", "adjust"}
     assert xix.OPTIONS["first_leader"]["default"] is None
     assert set(xix.JUDGES) == {"trick"}
 
@@ -683,7 +683,7 @@ def v2(**options):
 def test_x19_8_version_2_no_decision_the_taker_leads_and_a_third_strike_ends_the_exchange():
     state = trick(v2(), 18, 2)                                  # ann takes; bob's first strike
     assert state["phase"] == "trick" and state["to_play"] == ANN and state["strikes"][BOB] == 1
-    assert list(xix.allowed(state)) == ["play"] and xix.allowed(state)["play"]["choices"]["from"] == ["closed"]
+    assert list(xix.allowed(state)) == ["play", "adjust"] and xix.allowed(state)["play"]["choices"]["from"] == ["closed"]
     refused(state, decide(BOB, "raise"), rule="X19-8")
     refused(state, play(ANN, 17, "open"), rule="X19-8")
     state = trick(state, 3, 17)                                 # bob takes (17 > 3): ann's first strike

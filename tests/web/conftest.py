@@ -36,10 +36,12 @@ def browser():
 class Phone:
     """One phone: a browser context with its own cookies, and a page that records console errors."""
 
-    def __init__(self, browser, base: str, viewport=PHONE, scripts=True):
+    def __init__(self, browser, base: str, viewport=PHONE, scripts=True, locale=None):
         self.base = base
         self.scripts = scripts
-        self.context = browser.new_context(viewport=viewport, base_url=base, java_script_enabled=scripts)
+        # locale: the browser's language (its Accept-Language), e.g. "de-DE"; None: Chromium's default
+        self.context = browser.new_context(viewport=viewport, base_url=base, java_script_enabled=scripts,
+                                           **({"locale": locale} if locale else {}))
         self.context.set_default_timeout(15000)  # a loaded CI machine is slow, not wrong
         self.page = self.context.new_page()
         self.errors: list[str] = []
@@ -65,8 +67,8 @@ def phones(browser, live_server):
     """``phones()`` opens a new phone; every phone must end the test without console errors."""
     opened: list[Phone] = []
 
-    def open_phone(viewport=PHONE, scripts=True) -> Phone:
-        phone = Phone(browser, live_server, viewport, scripts)
+    def open_phone(viewport=PHONE, scripts=True, locale=None) -> Phone:
+        phone = Phone(browser, live_server, viewport, scripts, locale)
         opened.append(phone)
         return phone
 

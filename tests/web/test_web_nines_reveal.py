@@ -46,7 +46,8 @@ def test_a_move_without_a_form_of_its_own_gets_one_from_its_declaration(table_cl
     game = api.create("nines", PLAYERS)
     table = table_client(game)
     html = table.get(f"/g/{game['id']}").get_data(as_text=True)
-    assert 'id="other-moves"' not in html                      # every allowed move has its form
+    assert 'id="other-moves"' not in html                      # every allowed move has its form:
+    assert 'id="adjust-form"' in html                          # the table's own (T-2) in a section of its own
     monkeypatch.setattr(type(ui_for("nines")), "own_forms", frozenset({"deal", "turn"}))
     html = table.get(f"/g/{game['id']}").get_data(as_text=True)
     other = html[html.index('id="other-moves"'):]

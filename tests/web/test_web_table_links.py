@@ -346,3 +346,15 @@ def test_a_shared_link_joins_a_second_phone_until_it_is_revoked(phones, live_ser
     assert friend.page.locator("#play-form").count() == 0
     expect(friend.page.locator("#total")).to_have_text("7")
     friend.screenshot("table-link-revoked")
+
+
+def test_reading_a_page_never_writes_the_cookie_back(table_client, api):
+    """A page read in the background (the service worker keeping a copy) while another request adds
+    a key (a rematch, a new game) must not write back the keys it read: only a request that changes
+    the cookie sends it (SESSION_REFRESH_EACH_REQUEST off)."""
+    game = api.create("ninety-nine", ["Ann", "Bob"])
+    table = table_client(game)
+    table.get(f"/g/{game['id']}")  # the first page with a form keeps the phone's CSRF secret: a change
+    for path in (f"/g/{game['id']}", f"/g/{game['id']}/log", "/", f"/g/{game['id']}/fragment"):
+        response = table.get(path)
+        assert response.status_code == 200 and "Set-Cookie" not in response.headers, path

@@ -21,10 +21,12 @@ from collections import Counter
 
 from referee.cards import JOKER, parse_five_crowns
 from referee.rules.base import (
-    IllegalMove, InvalidInput, Judge, Move, bind, check_keys, check_players, finished, get_choice, get_field,
-    get_int, in_deck, in_progress, left_of, player_option, resolve_options,
+    TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind, check_keys, check_players,
+    correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, player_option,
+    replace_round, resolve_options, round_index,
 )
 from referee.rules.fields import Card, Cards, Choice, Player, Shaped
+from referee.texts import N_, T
 from referee.rules.five_crowns.solver import (RANKS, best_discard, best_lay_down, can_meld_all, card_points,
                                               go_out_discard, is_wild, meld_kind, sort_key,
                                               wild_rank_of_round)
@@ -41,20 +43,21 @@ CARDS_PER_DECK = 58
 MAX_JUDGED_HAND = 20        # a hand holds at most 14 cards; the verdict takes a few more
 MAX_JUDGED_MELD = 4 * CARDS_PER_DECK
 
+FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
 OPTIONS = {
     "decks": {"default": None, "schema": {"type": "integer", "enum": list(DECK_CHOICES)}, "rule": "FC-8",
-              "description": "Number of decks: 2 (one game, up to 7 players), 4 (two games "
-                             "combined, up to 14 players) or, a house rule, 6 (up to 21 players, FC-8). "
-                             "Default: the fewest that seat the players (FC-1)."},
+              "description": N_("Number of decks: 2 (one game, up to 7 players), 4 (two games "
+                                "combined, up to 14 players) or, a house rule, 6 (up to 21 players, FC-8). "
+                                "Default: the fewest that seat the players (FC-1).")},
     "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
-               "description": "The first dealer. Default: the last player listed (G-2)."},
+               "description": N_("The first dealer. Default: the last player listed (G-2).")},
     "round_order": {"default": "up", "schema": {"type": "string", "enum": ["up", "down"]}, "rule": "FC-8",
-                    "description": "House rule: 'down' starts with 13 cards, Kings wild, and ends with 3 "
-                                   "cards, 3s wild; each round's wild rank is its number of cards (FC-8)."},
+                    "description": N_("House rule: 'down' starts with 13 cards, Kings wild, and ends with 3 "
+                                      "cards, 3s wild; each round's wild rank is its number of cards (FC-8).")},
     "tie_break": {"default": "share", "schema": {"type": "string", "enum": ["share", "play_off"]}, "rule": "FC-5",
-                  "description": "A tie for the lowest total after round 11: 'share' (all tied "
-                                 "players win) or 'play_off' (a six-card round, sixes wild, "
-                                 "among the tied players) (FC-5)."},
+                  "description": N_("A tie for the lowest total after round 11: 'share' (all tied "
+                                    "players win) or 'play_off' (a six-card round, sixes wild, "
+                                    "among the tied players) (FC-5).")},
 }
 
 RULINGS = {
@@ -76,6 +79,7 @@ RULINGS = {
     "G-1": "Players are listed in seat order; left and clockwise mean the next in the list.",
     "G-2": "The first dealer is the last player listed unless the table records another; cards "
            "are dealt by the table, not the service.",
+    **TABLE_RULINGS,
 }
 
 
@@ -89,7 +93,8 @@ def new_game(players, options=None) -> dict:
     if decks is None:
         decks = least
     if decks < least:
-        raise InvalidInput(f"{len(players)} players need {least} decks: two per seven players (FC-1, FC-8).",
+        raise InvalidInput(T("{n} players need {least} decks: two per seven players (FC-1, FC-8).", n=len(players),
+                             least=least),
                            rule="FC-1", legal={"decks": [d for d in DECK_CHOICES if d >= least]})
     dealer = player_option(opts, "dealer", players, rule="G-2") or players[-1]
     opts.update(decks=decks, dealer=dealer)
@@ -156,20 +161,20 @@ def _draw(state: dict, move: dict):
     pile = state["discard_pile"]
     if source == "discard":
         if not pile:
-            raise IllegalMove("FC-7", "The discard pile is empty.")
+            raise IllegalMove("FC-7", N_("The discard pile is empty."))
         # The known top card goes into the player's hand, where it is tracked (FC-1).
         state["known"][player].append(pile.pop())
     else:
         if state["stock"] == 0:
             if len(pile) <= 1:
-                raise IllegalMove("FC-7", "The draw pile is empty and the discard pile holds "
-                                          "only its top card: draw the discard.",
+                raise IllegalMove("FC-7", N_("The draw pile is empty and the discard pile holds "
+                                             "only its top card: draw the discard."),
                                   legal={"source": "discard"})
             # FC-7: the discard pile but its top card is shuffled into a new draw pile.
             state["stock"] = len(pile) - 1
             state["discard_pile"] = [pile[-1]]
-            _event(state, "FC-7", f"The draw pile was remade from the discard pile but its top card "
-                                  f"({state['stock']} cards).")
+            _event(state, "FC-7", T("The draw pile was remade from the discard pile but its top card ({n} cards).",
+                                    n=state["stock"]))
         state["stock"] -= 1
     state["hand_sizes"][player] += 1
     state["step"] = "discard"
@@ -191,21 +196,22 @@ def _going_out_hand(state: dict, move: dict) -> tuple[list[list[str]], str]:
     cards, discard, dealt, wild = move["cards"], move.get("discard"), state["cards_dealt"], state["wild"]
     if discard is None:
         if len(cards) != dealt + 1:
-            raise IllegalMove("FC-4", f"Without the discard, a hand going out holds {dealt + 1} cards (the "
-                                      f"{dealt} laid down and the discard), not {len(cards)}.")
+            raise IllegalMove("FC-4", T("Without the discard, a hand going out holds {n} cards (the {dealt} laid "
+                                        "down and the discard), not {given}.", n=dealt + 1, dealt=dealt,
+                                        given=len(cards)))
         discard = go_out_discard(cards, wild)
         rest = list(cards)
         if discard is not None:
             rest.remove(discard)
     else:
         if len(cards) != dealt:
-            raise IllegalMove("FC-4", f"Going out lays down exactly {dealt} cards (the number dealt) beside "
-                                      f"the discard, not {len(cards)}.")
+            raise IllegalMove("FC-4", T("Going out lays down exactly {dealt} cards (the number dealt) beside the "
+                                        "discard, not {given}.", dealt=dealt, given=len(cards)))
         rest = list(cards)
     if discard is None or not can_meld_all(rest, wild):
         best = best_lay_down(rest, wild)
-        raise IllegalMove("FC-4", f"{' '.join(cards)} cannot go out: the best lay-down leaves "
-                                  f"{' '.join(best.leftover)} out of books and runs.",
+        raise IllegalMove("FC-4", T("{cards} cannot go out: the best lay-down leaves {leftover} out of books and "
+                                    "runs.", cards=" ".join(cards), leftover=" ".join(best.leftover)),
                           legal={"leftover": best.leftover, "melds": best.melds})
     return best_lay_down(rest, wild).melds, discard
 
@@ -219,8 +225,8 @@ def _go_out(state: dict, move: dict):
     _check_melds(melds, state["wild"])
     laid = sum(len(meld) for meld in melds)
     if laid != state["cards_dealt"]:
-        raise IllegalMove("FC-4", f"Going out lays down exactly {state['cards_dealt']} cards "
-                                  f"(the number dealt) in books and runs, not {laid}.")
+        raise IllegalMove("FC-4", T("Going out lays down exactly {dealt} cards (the number dealt) in books and "
+                                    "runs, not {given}.", dealt=state["cards_dealt"], given=laid))
     _reveal(state, player, melds, [], discard)
     state["went_out"] = player
     order, nxt = [], _left_in_round(state["players"], state["in_round"], player)
@@ -229,12 +235,13 @@ def _go_out(state: dict, move: dict):
         nxt = _left_in_round(state["players"], state["in_round"], nxt)
     state["final_turns_left"] = order
     state["to_play"], state["step"] = order[0], "draw"
-    _event(state, "FC-4", f"{player} went out: {', '.join(order)} each have one more turn.")
+    _event(state, "FC-4", T("{player} went out: {players} each have one more turn.", player=player,
+                            players=", ".join(order)))
 
 
 def _final_turn(state: dict, move: dict):
     player, discard = move["player"], move.get("discard")
-    hand = _hand_form(move, "move")
+    hand = _hand_form(move, N_("move"))
     if discard is None:
         # FC-4, FC-6: the cards alone, the discard among them: the service finds the discard
         # that leaves the lowest score, and lays down the rest as well as it can.
@@ -257,36 +264,45 @@ def _final_hand(state: dict, player: str, cards: list[str]) -> tuple[list[list[s
     plus one. The discard leaving the least score is found with the best lay-down (FC-6)."""
     dealt, wild = state["cards_dealt"], state["wild"]
     if len(cards) != dealt + 1:
-        raise IllegalMove("FC-4", f"Without the discard, a final turn gives the {dealt + 1} cards held after "
-                                  f"the draw ({dealt} kept and the discard), not {len(cards)}.")
+        raise IllegalMove("FC-4", T("Without the discard, a final turn gives the {n} cards held after the draw "
+                                    "({dealt} kept and the discard), not {given}.", n=dealt + 1, dealt=dealt,
+                                    given=len(cards)))
     discard, kept = best_discard(cards, wild)
-    _event(state, "FC-6", f"{player}'s best lay-down: discarding {discard} leaves {kept.points} point"
-                          f"{'' if kept.points == 1 else 's'}"
-                          + (f" ({' '.join(kept.leftover)} left over)." if kept.leftover else "."))
+    points = N_("1 point") if kept.points == 1 else T("{n} points", n=kept.points)
+    _event(state, "FC-6", T("{player}'s best lay-down: discarding {card} leaves {points} ({leftover} left over).",
+                            player=player, card=discard, points=points, leftover=" ".join(kept.leftover))
+           if kept.leftover else
+           T("{player}'s best lay-down: discarding {card} leaves {points}.", player=player, card=discard,
+             points=points))
     return kept.melds, kept.leftover, discard
 
 
 def _round_result(state: dict, move: dict):
-    went_out, forms = move["went_out"], move["hands"]
-    seated = state["in_round"]
+    results = _results_of(state["in_round"], move["went_out"], move["hands"], state["wild"], state["cards_dealt"],
+                          state["options"]["decks"])
+    _finish_round(state, move["went_out"], results)
+
+
+def _results_of(seated: list[str], went_out: str, forms: dict, wild: str, dealt: int, decks: int) -> dict:
+    """A whole round as the table enters it (FC-4, FC-5, FC-6): each seated player's result."""
     for name in [went_out, *forms]:
         if name not in seated:
-            raise IllegalMove("FC-5", f"{name} does not play the tie-break round.")
+            raise IllegalMove("FC-5", T("{player} does not play the tie-break round.", player=name))
     missing = [name for name in seated if name != went_out and name not in forms]
     if missing:
-        raise InvalidInput(f"'hands' must give the hand of every player who did not go out; "
-                           f"missing: {', '.join(missing)}.")
+        raise InvalidInput(T("'hands' must give the hand of every player who did not go out; missing: {players}.",
+                             players=", ".join(missing)))
     results, revealed = {}, []
     for name in seated:
         form = forms.get(name)
         if name == went_out:
-            results[name] = _went_out_result(form, state["wild"], state["cards_dealt"], name)
+            results[name] = _went_out_result(form, wild, dealt, name)
         else:
-            results[name] = _scored_result(form, state["wild"], state["cards_dealt"])
+            results[name] = _scored_result(form, wild, dealt)
         revealed += [c for meld in results[name].get("melds", []) for c in meld]
         revealed += results[name].get("leftover", []) + results[name].pop("discard", [])
-    _check_count(revealed, state["options"]["decks"])
-    _finish_round(state, went_out, results)
+    _check_count(revealed, decks)
+    return results
 
 
 # ---------------------------------------------------------------- move helpers
@@ -305,8 +321,8 @@ def _check_count(cards: list[str], decks: int, already: Counter | None = None):
     seen.update(cards)
     for card, count in seen.items():
         if count > _copies(card, decks):
-            raise IllegalMove("FC-1", f"{card}: the {decks} decks hold {_copies(card, decks)} of "
-                                      f"it, but {count} would be in sight this round.")
+            raise IllegalMove("FC-1", T("{card}: the {decks} decks hold {n} of it, but {seen} would be in sight "
+                                        "this round.", card=card, decks=decks, n=_copies(card, decks), seen=count))
 
 
 def _seen(state: dict, except_hand_of: str | None = None) -> Counter:
@@ -344,8 +360,8 @@ def _reveal(state: dict, player: str, melds, leftover, discard: str):
     shown = [c for meld in melds for c in meld] + leftover + [discard]
     missing = Counter(state["known"][player]) - Counter(shown)
     if missing:
-        raise IllegalMove("FC-1", f"{player} took {' '.join(sorted(missing.elements(), key=sort_key))}"
-                                  f" from the discard pile: it must be among the cards shown.")
+        raise IllegalMove("FC-1", T("{player} took {cards} from the discard pile: it must be among the cards shown.",
+                                    player=player, cards=" ".join(sorted(missing.elements(), key=sort_key))))
     _check_count(shown, state["options"]["decks"], _seen(state, except_hand_of=player))
     state["known"][player] = []
     state["laid"][player] = {"melds": melds, "leftover": leftover, "discard": discard}
@@ -365,21 +381,21 @@ def _read_hands(value, state: dict) -> dict:
     forms = {}
     for name, entry in get_field({"hands": value}, "hands", dict).items():
         if name not in state["players"]:
-            raise InvalidInput(f"'{name}' in 'hands' is not a player in this game.")
-        check_keys(entry, {"melds", "leftover", "cards", "points"}, f"hand of {name}")
-        forms[name] = _hand_form(entry, f"hand of {name}")
+            raise InvalidInput(T("'{player}' in 'hands' is not a player in this game.", player=name))
+        check_keys(entry, {"melds", "leftover", "cards", "points"}, T("hand of {player}", player=name))
+        forms[name] = _hand_form(entry, T("hand of {player}", player=name))
     return forms
 
 
 def _card_list(value, what: str) -> list[str]:
     if not isinstance(value, list):
-        raise InvalidInput(f"'{what}' must be a list of card codes.")
+        raise InvalidInput(T("'{field}' must be a list of card codes.", field=what))
     return [_card(c) for c in value]
 
 
 def _melds(value, state: dict | None = None) -> list[list[str]]:
     if not isinstance(value, list) or not all(isinstance(m, list) for m in value):
-        raise InvalidInput("'melds' must be a list of melds, each a list of card codes.")
+        raise InvalidInput(N_("'melds' must be a list of melds, each a list of card codes."))
     return [_card_list(meld, "melds") for meld in value]
 
 
@@ -388,7 +404,7 @@ def _check_melds(melds: list[list[str]], wild: str):
         kind, reason = meld_kind(meld, wild)
         if not kind:
             # The issue's own words: "7H 8H 10S: a run needs one suit" (no closing stop).
-            raise IllegalMove("FC-3", f"{' '.join(meld) or '(empty meld)'}: {reason}")
+            raise IllegalMove("FC-3", T("{cards}: {reason}", cards=" ".join(meld) or N_("(empty meld)"), reason=reason))
 
 
 def _hand_form(entry: dict, what: str) -> dict:
@@ -397,14 +413,14 @@ def _hand_form(entry: dict, what: str) -> dict:
     given = {k for k in ("melds", "leftover", "cards", "points") if k in entry}
     if "points" in given:
         if len(given) > 1:
-            raise InvalidInput(f"The {what} gives either points, or cards, or melds and leftover.")
+            raise InvalidInput(T("The {what} gives either points, or cards, or melds and leftover.", what=what))
         return {"points": get_int(entry, "points", lo=0, hi=10_000)}
     if "cards" in given:
         if len(given) > 1:
-            raise InvalidInput(f"The {what} gives either cards, or melds and leftover.")
+            raise InvalidInput(T("The {what} gives either cards, or melds and leftover.", what=what))
         return {"cards": _card_list(entry["cards"], "cards")}
     if not given:
-        raise InvalidInput(f"The {what} must give melds and leftover, or cards.")
+        raise InvalidInput(T("The {what} must give melds and leftover, or cards.", what=what))
     return {"melds": _melds(entry["melds"]) if "melds" in entry else [],
             "leftover": _card_list(entry["leftover"], "leftover") if "leftover" in entry else []}
 
@@ -414,16 +430,16 @@ def _lay_down(form: dict, wild: str, dealt: int):
     if "cards" in form:
         cards = form["cards"]
         if len(cards) != dealt:
-            raise IllegalMove("FC-4", f"After the last discard a hand holds {dealt} cards, "
-                                      f"not {len(cards)}.")
+            raise IllegalMove("FC-4", T("After the last discard a hand holds {dealt} cards, not {given}.",
+                                        dealt=dealt, given=len(cards)))
         best = best_lay_down(cards, wild)
         return best.melds, best.leftover, True
     melds, leftover = form["melds"], form["leftover"]
     _check_melds(melds, wild)
     size = sum(len(m) for m in melds) + len(leftover)
     if size != dealt:
-        raise IllegalMove("FC-4", f"After the last discard a hand holds {dealt} cards: the "
-                                  f"melds and leftover give {size}.")
+        raise IllegalMove("FC-4", T("After the last discard a hand holds {dealt} cards: the melds and leftover "
+                                    "give {given}.", dealt=dealt, given=size))
     return melds, leftover, False
 
 
@@ -434,7 +450,8 @@ def _went_out_result(form: dict | None, wild: str, dealt: int, name: str) -> dic
         return result
     if "points" in form:
         if form["points"]:
-            raise IllegalMove("FC-5", f"{name} went out and scores 0, not {form['points']}.")
+            raise IllegalMove("FC-5", T("{player} went out and scores 0, not {points}.", player=name,
+                                        points=form["points"]))
         return result
     if "cards" in form:
         cards = form["cards"]
@@ -446,15 +463,16 @@ def _went_out_result(form: dict | None, wild: str, dealt: int, name: str) -> dic
             rest.remove(discard)
             result.update(melds=best_lay_down(rest, wild).melds, discard=[discard])
         else:
-            raise IllegalMove("FC-4", f"{name} cannot have gone out with {' '.join(cards)}: "
-                                      f"{dealt} of them must make books and runs.")
+            raise IllegalMove("FC-4", T("{player} cannot have gone out with {cards}: {dealt} of them must make books "
+                                        "and runs.", player=name, cards=" ".join(cards), dealt=dealt))
         return result
     _check_melds(form["melds"], wild)
     melded = sum(len(m) for m in form["melds"])
     if melded != dealt or len(form["leftover"]) > 1:
-        raise IllegalMove("FC-4", f"Going out lays down exactly {dealt} cards in books and runs "
-                                  f"(and at most the discard left over); {name}'s hand lays down "
-                                  f"{melded} with {len(form['leftover'])} left over.")
+        raise IllegalMove("FC-4", T("Going out lays down exactly {dealt} cards in books and runs (and at most the "
+                                    "discard left over); {player}'s hand lays down {melded} with {leftover} left "
+                                    "over.", dealt=dealt, player=name, melded=melded,
+                                    leftover=len(form["leftover"])))
     result.update(melds=form["melds"], discard=form["leftover"])
     return result
 
@@ -484,46 +502,53 @@ def _end_round_from_table(state: dict):
 
 def _breakdown(result: dict, wild: str) -> list[dict]:
     if result.get("went_out"):
-        return [{"rule": "FC-4", "points": 0, "detail": "went out: scores 0 (FC-5)"}]
+        return [{"rule": "FC-4", "points": 0, "detail": N_("went out: scores 0 (FC-5)")}]
     if result.get("entered"):
-        return [{"rule": "FC-5", "points": result["points"], "detail": "points entered by the table"}]
+        return [{"rule": "FC-5", "points": result["points"], "detail": N_("points entered by the table")}]
     lines = []
     if result.get("solved"):
         lines.append({"rule": "FC-6", "points": 0,
-                      "detail": f"best lay-down: {len(result['melds'])} meld(s)"})
+                      "detail": T("best lay-down: {n} meld(s)", n=len(result["melds"]))})
     for card in sorted(result["leftover"], key=sort_key):
         lines.append({"rule": "FC-5", "points": card_points(card, wild),
-                      "detail": f"{card} left over: {_why(card, wild)}"})
+                      "detail": T("{card} left over: {why}", card=card, why=_why(card, wild))})
     if not result["leftover"]:
-        lines.append({"rule": "FC-5", "points": 0, "detail": "every card laid down"})
+        lines.append({"rule": "FC-5", "points": 0, "detail": N_("every card laid down")})
     return lines
 
 
 def _why(card: str, wild: str) -> str:
     if card == JOKER:
-        return "a Joker, 50 points"
+        return N_("a Joker, 50 points")
     if is_wild(card, wild):
-        return f"wild ({wild}s), 20 points"
-    return f"{card_points(card, wild)} points"
+        return T("wild ({rank}s), 20 points", rank=wild)
+    return T("{n} points", n=card_points(card, wild))
+
+
+def _round_entry(number: int, wild: str, dealt: int, dealer: str, went_out: str, play_off: bool,
+                 results: dict) -> dict:
+    """A scored round as ``rounds`` keeps it (its ``totals`` are added by the caller)."""
+    return {
+        "round": number, "scores": {name: result["points"] for name, result in results.items()},
+        "breakdown": {name: _breakdown(result, wild) for name, result in results.items()},
+        "wild": wild, "cards_dealt": dealt, "dealer": dealer, "went_out": went_out, "play_off": play_off,
+        "hands": {name: ({"points": r["points"]} if r.get("entered") else
+                         {"melds": r["melds"], "leftover": r["leftover"]})
+                  for name, r in results.items()},
+    }
 
 
 def _finish_round(state: dict, went_out: str, results: dict):
     wild, play_off = state["wild"], state["play_off"]
-    scores = {name: results[name]["points"] for name in state["in_round"]}
+    results = {name: results[name] for name in state["in_round"]}
+    scores = {name: result["points"] for name, result in results.items()}
     if not play_off:
         for name, points in scores.items():
             state["totals"][name] += points
-    state["rounds"].append({
-        "round": state["round"], "scores": scores, "totals": dict(state["totals"]),
-        "breakdown": {name: _breakdown(results[name], wild) for name in state["in_round"]},
-        "wild": wild, "cards_dealt": state["cards_dealt"], "dealer": state["dealer"],
-        "went_out": went_out, "play_off": play_off,
-        "hands": {name: ({"points": r["points"]} if r.get("entered") else
-                         {"melds": r["melds"], "leftover": r["leftover"]})
-                  for name, r in results.items()},
-    })
-    _event(state, "FC-5", f"Round {state['round']} scored: "
-                          + ", ".join(f"{name} {points}" for name, points in scores.items()) + ".")
+    state["rounds"].append({**_round_entry(state["round"], wild, state["cards_dealt"], state["dealer"], went_out,
+                                           play_off, results), "totals": dict(state["totals"])})
+    _event(state, "FC-5", T("Round {round} scored: {scores}.", round=state["round"],
+                            scores=", ".join(f"{name} {points}" for name, points in scores.items())))
     next_dealer = left_of(state["players"], state["dealer"])     # FC-7
     if play_off:
         _finish_game(state, scores)
@@ -543,6 +568,69 @@ def _finish_game(state: dict, scores: dict):
     state.update(to_play=None, step=None, stock=None,
                  winners=[name for name in state["players"] if scores.get(name) == low])
     _set_phase(state)
+
+
+# ---------------------------------------------------------------- the table's corrections (T-1, T-2)
+
+def _correct_round(state: dict, move: dict):
+    """T-1: a finished round scored again from a whole-round entry, with that round's wild rank,
+    cards dealt and seats (FC-4, FC-5, FC-6); the totals, and the end of the game, follow."""
+    index = round_index(state, move["round"], state["round"])
+    old = state["rounds"][index]
+    seated = list(old["scores"])
+    results = _results_of(seated, move["went_out"], move["hands"], old["wild"], old["cards_dealt"],
+                          state["options"]["decks"])
+    entry = _round_entry(old["round"], old["wild"], old["cards_dealt"], old["dealer"], move["went_out"],
+                         old["play_off"], results)
+    delta = replace_round(state, index, entry, move["reason"], counts=not old["play_off"])
+    for name, points in delta.items():
+        state["totals"][name] += points
+    _settle(state, "T-1")
+
+
+def _adjust(state: dict, player: str, points: int) -> int:
+    """T-2: penalty points, like a round's: lowest total wins (FC-5)."""
+    state["totals"][player] += points
+    _settle(state, "T-2")
+    return state["totals"][player]
+
+
+def _settle(state: dict, rule: str):
+    """After a correction or an adjustment (T-1, T-2), the end of the game follows the totals once
+    the eleven rounds are scored (FC-5): the lowest total wins, or those tied for it share or play
+    off. A play-off already under way is played again among the new tied players (or dropped when
+    nobody ties); one already scored still decides among the players it seated."""
+    eleven = [entry for entry in state["rounds"] if not entry["play_off"]]
+    if len(eleven) < ROUNDS:
+        return
+    low = min(state["totals"].values())
+    tied = [name for name in state["players"] if state["totals"][name] == low]
+    play_off = len(tied) > 1 and state["options"]["tie_break"] == "play_off"
+    scored = next((entry for entry in state["rounds"] if entry["play_off"]), None)
+    if scored is not None:
+        if play_off and not set(tied) <= set(scored["scores"]):
+            raise IllegalMove(rule, T("With this change {tied} tie for the lowest total after round 11, but the "
+                                      "play-off round was played among {seated} only (FC-5): it cannot decide.",
+                                      tied=and_names(tied), seated=and_names(list(scored["scores"]))),
+                              legal={"tied": tied})
+        state["play_off"] = True
+        _finish_game(state, {name: scored["scores"][name] for name in tied} if play_off
+                     else {name: state["totals"][name] for name in tied})
+        return
+    if play_off and state["play_off"] and state["in_round"] == tied:
+        return  # the play-off under way is still among the tied players
+    last = eleven[-1]
+    if state["play_off"]:  # the play-off under way is dropped: back to the end of round 11
+        state.update(round=last["round"], wild=last["wild"], cards_dealt=last["cards_dealt"], dealer=last["dealer"],
+                     in_round=list(state["players"]), play_off=False, discard_pile=[], went_out=None,
+                     final_turns_left=[], laid={}, known={name: [] for name in state["players"]},
+                     hand_sizes={name: 0 for name in state["players"]})
+    if play_off:
+        _start_round(state, ROUNDS + 1, left_of(state["players"], last["dealer"]), tied, play_off=True)
+        _event(state, "FC-5", T("{tied} now tie for the lowest total: they play off (round 12).",
+                                tied=and_names(tied)))
+    else:
+        _finish_game(state, state["totals"])
 
 
 # ---------------------------------------------------------------- views
@@ -578,21 +666,22 @@ def public_view(state: dict) -> dict:
 
 def outcome(state: dict):
     if state["phase"] == "finished":
-        return finished(state["winners"], "eleven rounds have been played"
-                        + (" and the tie-break round." if state["play_off"] else "."), "FC-5")
+        return finished(state["winners"], N_("eleven rounds have been played and the tie-break round.")
+                        if state["play_off"] else N_("eleven rounds have been played."), "FC-5")
     return in_progress()
 
 
 # ---------------------------------------------------------------- who may move, and with what
 
 _ANY_TIME = ("round_result",)  # a table that only keeps score records a round at once
+_TABLE = ("adjust", "correct_round")  # the table's own moves, in every phase and after the end (T-1, T-2)
 PHASES = {
-    "deal": ("deal", *_ANY_TIME),
-    "draw": ("draw", *_ANY_TIME),
-    "discard": ("discard", "go_out", *_ANY_TIME),
-    "final_draw": ("draw",),
-    "final_turn": ("final_turn",),
-    "finished": (),
+    "deal": ("deal", *_ANY_TIME, *_TABLE),
+    "draw": ("draw", *_ANY_TIME, *_TABLE),
+    "discard": ("discard", "go_out", *_ANY_TIME, *_TABLE),
+    "final_draw": ("draw", *_TABLE),
+    "final_turn": ("final_turn", *_TABLE),
+    "finished": _TABLE,
 }
 
 
@@ -603,32 +692,35 @@ def actors(state: dict, kind: str) -> list[str] | None:
 def refuse_phase(state: dict, kind: str) -> IllegalMove:
     phase, player, gone = state["phase"], state["to_play"], state["went_out"]
     if phase == "deal":
-        return IllegalMove("G-2", f"Round {state['round']} has not been dealt yet: record the first face-up "
-                                  "discard with a deal move.")
+        return IllegalMove("G-2", T("Round {round} has not been dealt yet: record the first face-up discard with a "
+                                    "deal move.", round=state["round"]))
     if kind == "deal":
-        return IllegalMove("G-2", f"Round {state['round']} has already been dealt.")
+        return IllegalMove("G-2", T("Round {round} has already been dealt.", round=state["round"]))
     if kind == "round_result":
-        return IllegalMove("FC-4", f"{gone} has gone out: record the final turns that are left "
-                                   f"({', '.join(state['final_turns_left'])}).")
+        return IllegalMove("FC-4", T("{player} has gone out: record the final turns that are left ({players}).",
+                                     player=gone, players=", ".join(state["final_turns_left"])))
     if kind == "draw":
-        return IllegalMove("FC-4", f"{player} has drawn already: the turn goes on with a "
-                                   f"discard{' (final_turn)' if gone else ''}.")
+        return IllegalMove("FC-4", T("{player} has drawn already: the turn goes on with a discard (final_turn).",
+                                     player=player) if gone else
+                           T("{player} has drawn already: the turn goes on with a discard.", player=player))
     if phase in ("draw", "final_draw"):
-        return IllegalMove("FC-4", f"{player} must draw first (from the stock or the discard pile).",
+        return IllegalMove("FC-4", T("{player} must draw first (from the stock or the discard pile).", player=player),
                            legal={"type": "draw"})
     if kind == "discard":
-        return IllegalMove("FC-4", f"{gone} has gone out: this is {player}'s final turn; record it with "
-                                   "final_turn (melds, leftover and the discard, or the cards alone).")
+        return IllegalMove("FC-4", T("{gone} has gone out: this is {player}'s final turn; record it with final_turn "
+                                     "(melds, leftover and the discard, or the cards alone).", gone=gone,
+                                     player=player))
     if kind == "go_out":
-        return IllegalMove("FC-4", f"{gone} has already gone out: this is {player}'s final turn; record "
-                                   "it with final_turn.")
-    return IllegalMove("FC-4", "Nobody has gone out yet: a turn ends with a discard, or with go_out.")
+        return IllegalMove("FC-4", T("{gone} has already gone out: this is {player}'s final turn; record it with "
+                                     "final_turn.", gone=gone, player=player))
+    return IllegalMove("FC-4", N_("Nobody has gone out yet: a turn ends with a discard, or with go_out."))
 
 
 def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
     if player not in state["in_round"]:
-        return IllegalMove("FC-5", f"{player} does not play the tie-break round.")
-    return IllegalMove("G-1", f"It is {state['to_play']}'s turn, not {player}'s.", legal=[state["to_play"]])
+        return IllegalMove("FC-5", T("{player} does not play the tie-break round.", player=player))
+    return IllegalMove("G-1", T("It is {to_play}'s turn, not {player}'s.", to_play=state["to_play"], player=player),
+                       legal=[state["to_play"]])
 
 
 def choices(state: dict, kind: str) -> dict:
@@ -646,18 +738,18 @@ def choices(state: dict, kind: str) -> dict:
 def _check_final_turn(move: dict) -> None:
     """One hand form (melds and leftover, or cards); the discard may be left out only with the
     cards alone, which then hold it (FC-4, FC-6)."""
-    form = _hand_form(move, "move")
+    form = _hand_form(move, N_("move"))
     if move.get("discard") is None and "cards" not in form:
-        raise InvalidInput("Missing field 'discard': give the discard with melds and leftover, or send the "
-                           "cards alone (the discard among them) for the service to find it (FC-6).")
+        raise InvalidInput(N_("Missing field 'discard': give the discard with melds and leftover, or send the "
+                              "cards alone (the discard among them) for the service to find it (FC-6)."))
 
 
 def _check_going_out(move: dict) -> None:
     if ("melds" in move) == ("cards" in move):
-        raise InvalidInput("Going out gives either 'melds' and 'discard', or 'cards' (and optionally "
-                           "'discard').")
+        raise InvalidInput(N_("Going out gives either 'melds' and 'discard', or 'cards' (and optionally "
+                              "'discard')."))
     if "melds" in move and move.get("discard") is None:
-        raise InvalidInput("Missing field 'discard'.")
+        raise InvalidInput(T("Missing field '{field}'.", field="discard"))
 
 
 def _then_phase(handler):
@@ -676,57 +768,84 @@ _HAND = {"type": "object", "additionalProperties": False,
          "properties": {"melds": _MELDS, "leftover": {"type": "array", "items": _CARD},
                         "cards": {"type": "array", "items": _CARD},
                         "points": {"type": "integer", "minimum": 0, "maximum": 10000}}}
+_ROUND_RESULT = (
+    Player("went_out"),
+    Shaped("hands", shape={"type": "object", "additionalProperties": _HAND,
+                           "description": "The hand of every player who did not go out."},
+           read=_read_hands))
+
+
+def _correctable(state: dict) -> dict | None:
+    """The finished rounds a correction may replace (T-1)."""
+    done = [entry["round"] for entry in state["rounds"]]
+    return {"round": done} if done else None
+
+
 MOVES = {
     "deal": Move(
         _then_phase(_deal), (Card("discard", read=_card, example="KH"),),
-        "The round's first face-up discard (the table deals the cards).", ("G-2", "FC-2"),
-        label="Deal", says=lambda move, show: f"Deal: first discard {show(move.get('discard'))}", actor=None),
+        N_("The round's first face-up discard (the table deals the cards)."), ("G-2", "FC-2"),
+        label=N_("Deal"), says=lambda move, show: T("Deal: first discard {card}", card=show(move.get("discard"))),
+        actor=None),
     "draw": Move(
         _then_phase(_draw), (Player("player"), Choice("source", choices=("stock", "discard"))),
-        "A player draws from the stock or takes the discard pile's top card.", ("FC-4", "FC-7"),
-        label="Draw", says="{player} draws from the {source}"),
+        N_("A player draws from the stock or takes the discard pile's top card."), ("FC-4", "FC-7"),
+        label=N_("Draw"), says=lambda move, show: _says_draw(move)),
     "discard": Move(
         _then_phase(_discard), (Player("player"), Card("card", read=_card, example="9S")),
-        "A player ends their turn with a discard.", ("FC-4",), label="Discard",
-        says="{player} discards {card}"),
+        N_("A player ends their turn with a discard."), ("FC-4",), label=N_("Discard"),
+        says=N_("{player} discards {card}")),
     "go_out": Move(
         _then_phase(_go_out), (
             Player("player"), Shaped("melds", required=False, shape=_MELDS, read=_melds),
             Cards("cards", required=False, read=_card, example=["7H", "8H", "9H", "KS"],
-                  description="The hand alone (with or without the discard): the service finds the melds "
-                              "(FC-6) and, when no discard is given, the discard."),
+                  description=N_("The hand alone (with or without the discard): the service finds the melds "
+                                 "(FC-6) and, when no discard is given, the discard.")),
             Card("discard", required=False, read=_card, example="9S")),
-        "A player lays down all the dealt-size cards in books and runs and discards the last one: the "
-        "melds and the discard, or the cards alone.", ("FC-3", "FC-4", "FC-6"), label="Go out",
+        N_("A player lays down all the dealt-size cards in books and runs and discards the last one: the "
+           "melds and the discard, or the cards alone."), ("FC-3", "FC-4", "FC-6"), label=N_("Go out"),
         check=_check_going_out,
-        says=lambda move, show: f"{move.get('player')} goes out"
-                                + (f", discarding {show(move['discard'])}" if move.get("discard") else "")),
+        says=lambda move, show: (T("{player} goes out, discarding {card}", player=move.get("player"),
+                                   card=show(move["discard"])) if move.get("discard") else
+                                 T("{player} goes out", player=move.get("player")))),
     "final_turn": Move(
         _then_phase(_final_turn), (
             Player("player"),
             Shaped("melds", required=False, shape=_MELDS, read=_melds),
             Cards("leftover", required=False, read=_card, example=["KS"]),
             Cards("cards", required=False, read=_card, example=["7H", "8H", "9H", "KS"],
-                  description="The hand alone (with or without the discard): the service lays down the "
-                              "best (FC-6) and, when no discard is given, finds the discard that leaves "
-                              "the lowest score."),
+                  description=N_("The hand alone (with or without the discard): the service lays down the "
+                                 "best (FC-6) and, when no discard is given, finds the discard that leaves "
+                                 "the lowest score.")),
             Card("discard", required=False, read=_card, example="9S",
-                 description="Required with melds and leftover; with the cards alone it may be left out.")),
-        "After someone went out, a player's last turn: melds, leftover and the discard, or the cards alone "
-        "(with or without the discard) for the service to lay down the best.", ("FC-4", "FC-6"),
-        label="Final turn", check=_check_final_turn,
-        says=lambda move, show: f"{move.get('player')} takes a final turn, "
-                                + (f"discarding {show(move['discard'])}" if move.get("discard") is not None
-                                   else "the service finding the discard")),
+                 description=N_("Required with melds and leftover; with the cards alone it may be left out."))),
+        N_("After someone went out, a player's last turn: melds, leftover and the discard, or the cards alone "
+           "(with or without the discard) for the service to lay down the best."), ("FC-4", "FC-6"),
+        label=N_("Final turn"), check=_check_final_turn,
+        says=lambda move, show: (T("{player} takes a final turn, discarding {card}", player=move.get("player"),
+                                   card=show(move["discard"])) if move.get("discard") is not None else
+                                 T("{player} takes a final turn, the service finding the discard",
+                                   player=move.get("player")))),
     "round_result": Move(
-        _then_phase(_round_result), (
-            Player("went_out"),
-            Shaped("hands", shape={"type": "object", "additionalProperties": _HAND,
-                                   "description": "The hand of every player who did not go out."},
-                   read=_read_hands)),
-        "A whole round for tables that only keep score: who went out and every other hand.",
-        ("FC-4", "FC-5", "FC-6"), label="Round result", says="Round result: {went_out} went out", actor=None),
+        _then_phase(_round_result), _ROUND_RESULT,
+        N_("A whole round for tables that only keep score: who went out and every other hand."),
+        ("FC-4", "FC-5", "FC-6"), label=N_("Round result"), says=N_("Round result: {went_out} went out"), actor=None),
+    "correct_round": correction_move(
+        _correct_round, _ROUND_RESULT,
+        N_("A finished round's result entered wrong, replaced: the round, why, and the round again as a round "
+           "result gives it (who went out, every other hand), scored with that round's wild rank; the totals "
+           "follow (T-1)."), ("FC-4", "FC-5", "FC-6"), _correctable, ROUNDS + 1),
+    "adjust": adjust_move(_adjust, N_("A point is a penalty point, as a round scores them: the lowest total "
+                                      "wins (FC-5).")),
 }
+
+
+def _says_draw(move: dict) -> str:
+    if move.get("source") == "stock":
+        return T("{player} draws from the stock", player=move.get("player"))
+    if move.get("source") == "discard":
+        return T("{player} draws from the discard", player=move.get("player"))
+    return T("{player} draws from the {source}", player=move.get("player"), source=move.get("source"))
 
 apply, allowed = bind(__name__)
 
@@ -736,13 +855,13 @@ apply, allowed = bind(__name__)
 def _judge_input(body, min_cards: int, max_cards: int) -> tuple[str, list[str]]:
     check_keys(body, {"round", "wild", "cards", "decks"}, "request")
     if ("round" in body) == ("wild" in body):
-        raise InvalidInput("Give either 'round' (1-11) or 'wild' (a rank, 3 to K).")
+        raise InvalidInput(N_("Give either 'round' (1-11) or 'wild' (a rank, 3 to K)."))
     wild = (wild_rank_of_round(get_int(body, "round", lo=1, hi=ROUNDS, rule="FC-2")) if "round" in body
             else _wild_rank(body["wild"]))
     decks = get_choice(body, "decks", DECK_CHOICES, required=False, default=2, rule="FC-8")  # G-3
     cards = get_field(body, "cards", list)
     if not min_cards <= len(cards) <= max_cards:
-        raise InvalidInput(f"'cards' must hold {min_cards} to {max_cards} cards.")
+        raise InvalidInput(T("'cards' must hold {lo} to {hi} cards.", lo=min_cards, hi=max_cards))
     cards = _card_list(cards, "cards")
     _check_count(cards, decks)
     return wild, cards
@@ -756,7 +875,7 @@ def _wild_rank(value) -> str:
         text = {"T": "10", "JACK": "J", "QUEEN": "Q", "KING": "K"}.get(text, text)
         if text in RANKS:
             return text
-    raise InvalidInput("'wild' must be a rank from 3 to K (3, 4, ..., 10, J, Q, K) (FC-2).", rule="FC-2")
+    raise InvalidInput(N_("'wild' must be a rank from 3 to K (3, 4, ..., 10, J, Q, K) (FC-2)."), rule="FC-2")
 
 
 def judge_hand(body) -> dict:
@@ -774,7 +893,8 @@ def judge_meld(body) -> dict:
     kind, reason = meld_kind(cards, wild)
     if kind:
         return {"legal": True, "kind": kind, "reason": None, "rule": None}
-    return {"legal": False, "kind": None, "reason": f"{' '.join(cards) or '(no cards)'}: {reason}",
+    return {"legal": False, "kind": None, "reason": T("{cards}: {reason}", cards=" ".join(cards) or N_("(no cards)"),
+                                                      reason=reason),
             "rule": "FC-3"}
 
 
@@ -783,19 +903,19 @@ _JUDGE_REQUEST = {
     "type": "object", "required": ["cards"],
     "properties": {
         "round": {"type": "integer", "minimum": 1, "maximum": ROUNDS,
-                  "description": "The round (1-11); its rank is wild (FC-2). Give round or wild."},
-        "wild": {"type": "string", "description": "The wild rank, 3 to K. Give round or wild."},
+                  "description": N_("The round (1-11); its rank is wild (FC-2). Give round or wild.")},
+        "wild": {"type": "string", "description": N_("The wild rank, 3 to K. Give round or wild.")},
         "cards": _CARDS_SCHEMA,
         "decks": {"type": "integer", "enum": list(DECK_CHOICES), "default": 2,
-                  "description": "Decks in play, for the copy count (FC-1)."},
+                  "description": N_("Decks in play, for the copy count (FC-1).")},
     },
 }
 
 JUDGES = {
     "hand": Judge(
         judge_hand,
-        "The best lay-down of a hand (FC-6): least points left over, one lay-down reaching it, "
-        "and whether the hand can go out (FC-4) with which discard.",
+        N_("The best lay-down of a hand (FC-6): least points left over, one lay-down reaching it, "
+           "and whether the hand can go out (FC-4) with which discard."),
         request=_JUDGE_REQUEST,
         response={"type": "object",
                   "required": ["min_points", "melds", "leftover", "can_go_out", "go_out_discard"],
@@ -807,7 +927,7 @@ JUDGES = {
                       "go_out_discard": {"type": "string", "nullable": True}}}),
     "meld": Judge(
         judge_meld,
-        "Is this a legal book or run (FC-3)?",
+        N_("Is this a legal book or run (FC-3)?"),
         request=_JUDGE_REQUEST,
         response={"type": "object", "required": ["legal", "kind", "reason", "rule"],
                   "properties": {

@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from referee.cards import FIVE_CROWNS_RANKS, FIVE_CROWNS_SUITS, JOKER, rank_of, suit_of
+from referee.texts import N_, T
 
 RANKS = FIVE_CROWNS_RANKS            # "3" .. "K"
 SUITS = FIVE_CROWNS_SUITS            # "*", "H", "C", "S", "D"
@@ -79,7 +80,7 @@ def meld_kind(cards: list[str], wild: str) -> tuple[str | None, str | None]:
 
     A meld that is both (all wilds, or one natural card and wilds) is called a book."""
     if len(cards) < 3:
-        return None, "a meld needs at least three cards"
+        return None, N_("a meld needs at least three cards")
     naturals = [c for c in cards if not is_wild(c, wild)]
     wilds = len(cards) - len(naturals)
     ranks = [rank_of(c) for c in naturals]
@@ -87,22 +88,25 @@ def meld_kind(cards: list[str], wild: str) -> tuple[str | None, str | None]:
         return "book", None
     if len(set(suit_of(c) for c in naturals)) > 1:
         if len(set(ranks)) < len(ranks):
-            return None, "a book needs one rank and a run needs one suit"
-        return None, "a run needs one suit"
+            return None, N_("a book needs one rank and a run needs one suit")
+        return None, N_("a run needs one suit")
     if len(set(ranks)) < len(ranks):
-        return None, "a run cannot hold the same rank twice"
+        return None, N_("a run cannot hold the same rank twice")
     if len(cards) > MAX_RUN:
-        return None, "a run holds at most eleven cards (3 to K)"
+        return None, N_("a run holds at most eleven cards (3 to K)")
     indexes = sorted(RANK_INDEX[r] for r in ranks)
     missing = indexes[-1] - indexes[0] + 1 - len(indexes)
     if missing > wilds:
         # Would the ranks lie closer if K wrapped round to 3? Then say that FC-3 forbids it.
         wrap_gap = indexes[0] + len(RANKS) - indexes[-1]
         inner_gap = max(b - a for a, b in zip(indexes, indexes[1:]))
-        wrap = " (no wrap from K to 3)" if wrap_gap < inner_gap else ""
-        return None, (f"a run needs consecutive ranks: {missing} missing, "
-                      f"{'only ' if wilds else ''}{wilds} wild card{'' if wilds == 1 else 's'} "
-                      f"to stand in{wrap}")
+        stand_in = (N_("0 wild cards") if not wilds else N_("only 1 wild card") if wilds == 1 else
+                    T("only {n} wild cards", n=wilds))
+        if wrap_gap < inner_gap:
+            return None, T("a run needs consecutive ranks: {missing} missing, {wilds} to stand in (no wrap from K "
+                           "to 3)", missing=missing, wilds=stand_in)
+        return None, T("a run needs consecutive ranks: {missing} missing, {wilds} to stand in", missing=missing,
+                       wilds=stand_in)
     return "run", None
 
 

@@ -8,24 +8,27 @@ from __future__ import annotations
 
 from referee import cards as card_codes
 from referee.rules import base
-from referee.rules.base import IllegalMove, InvalidInput, Judge, Move, bind, finished, in_progress
+from referee.rules.base import (TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind, finished,
+                                in_progress)
 from referee.rules.fields import Card, Cards, Player, Shaped
 from referee.rules.sixty_nine import game
 from referee.rules.sixty_nine.scoring import score_round
 from referee.rules.sixty_nine.sets import COMPLETE_AT, check_copies, read_set
+from referee.texts import N_, T, joined
 
 NAME = "sixty-nine"
 TITLE = "69"
 PLAYERS = (2, 6)
 
+FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
 OPTIONS = {
     "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
-               "description": "First dealer (G-2); default the last player listed."},
+               "description": N_("First dealer (G-2); default the last player listed.")},
     "target": {"default": 69, "schema": {"type": "integer", "minimum": 1}, "rule": "S69-12",
-               "description": "Points that end the game; every player at or over it after a round wins (S69-12)."},
+               "description": N_("Points that end the game; every player at or over it after a round wins (S69-12).")},
     "single_winner": {"default": False, "schema": {"type": "boolean"}, "rule": "S69-13",
-                      "description": "House rule: when several players reach the target, only the one with "
-                                     "the most points wins; a tie for most shares (S69-13)."},
+                      "description": N_("House rule: when several players reach the target, only the one with "
+                                        "the most points wins; a tie for most shares (S69-13).")},
 }
 
 RULINGS = {
@@ -53,12 +56,14 @@ RULINGS = {
               "or more; every such player wins, ranked by points. 2-6 players.",
     "S69-13": "House rule: a single winner, the one at or over the target with the most points; a tie for "
               "most shares.",
+    **TABLE_RULINGS,
 }
 
 
 def new_game(players, options=None) -> dict:
     if isinstance(players, list) and not PLAYERS[0] <= len(players) <= PLAYERS[1]:
-        raise InvalidInput(f"69 is a game for {PLAYERS[0]} to {PLAYERS[1]} players, not {len(players)}.",
+        raise InvalidInput(T("69 is a game for {lo} to {hi} players, not {n}.", lo=PLAYERS[0], hi=PLAYERS[1],
+                             n=len(players)),
                            rule="S69-12")
     names = base.check_players(players, *PLAYERS, rule="S69-12")
     resolved = base.resolve_options(OPTIONS, options)   # each value checked, citing its ruling (G-3)
@@ -95,22 +100,60 @@ def outcome(state: dict):
     if state["phase"] == "finished":
         best = state["winners"]
         single = state["options"].get("single_winner")
-        return finished(best, f"{', '.join(best)} reached {state['options']['target']} points at the end of "
-                              f"round {state['round']}" + (" with the most points." if single else "."),
+        if state.get("resume") and not state["resume"]["between"]:  # an adjustment ended it during a round (T-2)
+            return finished(best, T("{players} reached {target} points with the table's adjustment during round "
+                                    "{round}.", players=", ".join(best), target=state["options"]["target"],
+                                    round=state["round"]), "S69-13" if single else "S69-12")
+        return finished(best, T("{players} reached {target} points at the end of round {round} with the most points.",
+                                players=", ".join(best), target=state["options"]["target"], round=state["round"])
+                        if single else
+                        T("{players} reached {target} points at the end of round {round}.", players=", ".join(best),
+                          target=state["options"]["target"], round=state["round"]),
                         "S69-13" if single else "S69-12")
     return in_progress()
 
 
 # ---------------------------------------------------------------- who may move, and with what
 
-PHASES = {
-    "round_over": ("deal",),
-    "turn": ("play", "pass", "scramble"),
-    "scramble": ("scramble",),
-    "chances": ("chance", "pass_chances"),
-    "flip": ("flip",),
-    "finished": (),
+PHASES = {  # adjust: any time, a pending Scramble included (T-2)
+    "round_over": ("deal", "adjust"),
+    "turn": ("play", "pass", "scramble", "adjust"),
+    "scramble": ("scramble", "adjust"),
+    "chances": ("chance", "pass_chances", "adjust"),
+    "flip": ("flip", "adjust"),
+    "finished": ("adjust",),
 }
+
+
+def _adjust(state: dict, player: str, points: int) -> int:
+    """T-2: a point counts toward the target like a round's (S69-11, S69-12), and the target is
+    judged at once: an adjustment may end the game (the table as it was is kept, should the table
+    take the end back) or, after the end and with the table's say-so, let it go on where it stopped."""
+    held = state["totals"][player]
+    if held + points < 0:
+        raise IllegalMove("T-2", T("{player} has {points} points, and a total never goes below 0 (S69-11): an "
+                                   "adjustment can take at most that many.", player=player, points=held),
+                          legal={"points": [-held]})
+    state["totals"][player] += points
+    winners = game.winners_now(state)
+    if state["phase"] != "finished":
+        if winners:
+            where = {key: state[key] for key in ("phase", "to_play", "dealer", "round")}
+            where["between"] = state["phase"] == "round_over" and bool(state["rounds"])
+            if where["between"]:
+                state["round"] -= 1  # the game ends with the last round played, as if at its end
+            state.update(phase="finished", to_play=None, winners=winners, resume=where)
+    elif winners:
+        state["winners"] = winners
+    else:
+        # it ended with a round (the next deal comes from the left of whoever emptied their hand) or an adjustment
+        dealer = game.left(state, state["emptied"]) if state.get("emptied") else state["dealer"]
+        back = state.pop("resume", None) or {"phase": "round_over", "to_play": dealer, "dealer": dealer,
+                                             "round": state["round"] + 1}
+        state.update({key: value for key, value in back.items() if key != "between"}, winners=[])
+        state["events"].append({"rule": "S69-12", "text": T("With this change nobody has reached {target} points: "
+                                                            "the game goes on.", target=state["options"]["target"])})
+    return state["totals"][player]
 
 
 def actors(state: dict, kind: str) -> list[str]:
@@ -128,38 +171,41 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
     if phase == "scramble":
         # S69-9: while a Scramble is pending, the player who put it there acts next and no one else;
         # every other move (a play, a pass, a chance, a flip, a deal) waits.
-        return IllegalMove("S69-9", f"{to_play} put a Scramble on the table and first uses it or declines it "
-                                    f"(a 'scramble' move); no other move is possible until then.",
+        return IllegalMove("S69-9", T("{player} put a Scramble on the table and first uses it or declines it (a "
+                                      "'scramble' move); no other move is possible until then.", player=to_play),
                            legal=["scramble"])
     if kind == "deal":
-        return IllegalMove("S69-10", "A round is in progress: the next deal comes when it ends.")
+        return IllegalMove("S69-10", N_("A round is in progress: the next deal comes when it ends."))
     if kind in ("chance", "pass_chances"):
-        return IllegalMove("S69-4", "No complete set is waiting for chances.")
+        return IllegalMove("S69-4", N_("No complete set is waiting for chances."))
     if kind == "flip":
-        return IllegalMove("S69-7", "No flip is due: a capturer flips right after capturing.")
+        return IllegalMove("S69-7", N_("No flip is due: a capturer flips right after capturing."))
     if phase == "round_over":
-        return IllegalMove(_deal_rule(state), f"No round is in progress: {to_play} deals next.", legal=["deal"])
+        return IllegalMove(_deal_rule(state), T("No round is in progress: {player} deals next.", player=to_play),
+                           legal=["deal"])
     if phase == "chances":
-        return IllegalMove("S69-4", f"Chances are being taken: it is {to_play}'s chance to add cards to the "
-                                    "complete set(s).", legal=["chance"])
+        return IllegalMove("S69-4", T("Chances are being taken: it is {player}'s chance to add cards to the "
+                                      "complete set(s).", player=to_play), legal=["chance"])
     if phase == "flip":
-        return IllegalMove("S69-7", f"{to_play} captured a set and must flip a card first.", legal=["flip"])
-    return IllegalMove("S69-7", f"A '{kind}' move is not possible now: it is {to_play}'s turn.")
+        return IllegalMove("S69-7", T("{player} captured a set and must flip a card first.", player=to_play),
+                           legal=["flip"])
+    return IllegalMove("S69-7", T("A '{move}' move is not possible now: it is {player}'s turn.", move=kind,
+                                  player=to_play))
 
 
 def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
     to_play = state["to_play"]
     if kind == "deal":
-        return IllegalMove(_deal_rule(state), f"{state['dealer']} deals this round, not {player}.",
-                           legal={"dealer": state["dealer"]})
+        return IllegalMove(_deal_rule(state), T("{dealer} deals this round, not {player}.", dealer=state["dealer"],
+                                                player=player), legal={"dealer": state["dealer"]})
     if kind == "chance":
-        return IllegalMove("S69-4", f"It is {to_play}'s chance, not {player}'s.")
+        return IllegalMove("S69-4", T("It is {to_play}'s chance, not {player}'s.", to_play=to_play, player=player))
     if kind == "flip":
-        return IllegalMove("S69-7", f"{to_play} captured and flips, not {player}.")
+        return IllegalMove("S69-7", T("{to_play} captured and flips, not {player}.", to_play=to_play, player=player))
     if state["phase"] == "scramble":
-        return IllegalMove("S69-9", f"{to_play} put the Scramble there and acts next: they rearrange the "
-                                    f"table or decline, not {player}.", legal=[to_play])
-    return IllegalMove("S69-7", f"It is {to_play}'s turn, not {player}'s.")
+        return IllegalMove("S69-9", T("{to_play} put the Scramble there and acts next: they rearrange the table or "
+                                      "decline, not {player}.", to_play=to_play, player=player), legal=[to_play])
+    return IllegalMove("S69-7", T("It is {to_play}'s turn, not {player}'s.", to_play=to_play, player=player))
 
 
 def choices(state: dict, kind: str) -> dict:
@@ -173,26 +219,29 @@ def choices(state: dict, kind: str) -> dict:
 
 def _check_deal(move: dict) -> None:
     if move.get("player") is not None and move["player"] != move["dealer"]:
-        raise InvalidInput("A deal is the dealer's move: 'player', when given, names the dealer.", rule="G-2")
+        raise InvalidInput(N_("A deal is the dealer's move: 'player', when given, names the dealer."), rule="G-2")
 
 
 def _check_play(move: dict) -> None:
     if not move["cards"]:
-        raise InvalidInput("A play needs at least one card (to play nothing, pass).", rule="S69-3")
+        raise InvalidInput(N_("A play needs at least one card (to play nothing, pass)."), rule="S69-3")
 
 
 def _says_chance(move: dict, show) -> str:
     who = move.get("player")
     if "sets" in move:
-        return f"{who} adds " + "; ".join(f"set {k}: {' '.join(map(show, v)) or 'nothing'}"
-                                          for k, v in (move.get("sets") or {}).items())
+        return T("{player} adds {sets}", player=who, sets=joined(
+            [T("set {set}: {cards}", set=k, cards=" ".join(map(show, v)) or N_("nothing"))
+             for k, v in (move.get("sets") or {}).items()], "; "))
     cards = move.get("cards") or []
-    return f"{who} adds {' '.join(map(show, cards))}" if cards else f"{who} declines the chance"
+    return (T("{player} adds {cards}", player=who, cards=" ".join(map(show, cards))) if cards else
+            T("{player} declines the chance", player=who))
 
 
 def _says_scramble(move: dict, show) -> str:
-    done = "scrambles the table" if move.get("arrangement") is not None else "declines the Scramble"
-    return f"{move.get('player')} {done}"
+    if move.get("arrangement") is not None:
+        return T("{player} scrambles the table", player=move.get("player"))
+    return T("{player} declines the Scramble", player=move.get("player"))
 
 
 def _card(name: str, **kwargs) -> Card:
@@ -206,48 +255,51 @@ def _cards(name: str, **kwargs) -> Cards:
 _CODES = {"type": "array", "items": {"type": "string"}}
 MOVES = {
     "deal": Move(
-        game.deal, (Player("dealer"), Player("player", required=False, description="When given, the dealer."),
-                    _card("flip", description="The card flipped to start the first set.")),
-        "A round starts: ten cards each (dealt at the table); the flipped card starts a set.", ("G-2", "S69-12"),
-        label="Deal", says="{dealer} deals and flips {flip}", actor="dealer", check=_check_deal),
+        game.deal, (Player("dealer"), Player("player", required=False, description=N_("When given, the dealer.")),
+                    _card("flip", description=N_("The card flipped to start the first set."))),
+        N_("A round starts: ten cards each (dealt at the table); the flipped card starts a set."), ("G-2", "S69-12"),
+        label=N_("Deal"), says=N_("{dealer} deals and flips {flip}"), actor="dealer", check=_check_deal),
     "play": Move(
         game.play, (Player("player"),
                     Shaped("set", required=False, nullable=True, read=lambda value, state: game.parse_set_id(value),
                            shape={"oneOf": [{"type": "integer"}, {"type": "string"}], "example": 1,
                                   "description": "The id of a set on the table."}),
                     _cards("cards")),
-        "Cards from the hand into one set on the table.", ("S69-2", "S69-3", "S69-4"), label="Play cards",
-        says="{player} plays {cards} into set {set}", check=_check_play),
+        N_("Cards from the hand into one set on the table."), ("S69-2", "S69-3", "S69-4"), label=N_("Play cards"),
+        says=N_("{player} plays {cards} into set {set}"), check=_check_play),
     "pass": Move(
-        game.pass_turn, (Player("player"), _card("flip", description="The card flipped to start a new set.")),
-        "Pass and flip a card to start a new set; with the deck empty the card comes from the right-hand "
-        "neighbour's hand.", ("S69-7", "S69-8"), label="Pass and flip", says="{player} passes and flips {flip}"),
+        game.pass_turn, (Player("player"), _card("flip", description=N_("The card flipped to start a new set."))),
+        N_("Pass and flip a card to start a new set; with the deck empty the card comes from the right-hand "
+           "neighbour's hand."), ("S69-7", "S69-8"), label=N_("Pass and flip"),
+        says=N_("{player} passes and flips {flip}")),
     "chance": Move(
-        game.chance, (Player("player"), _cards("cards", required=False, description="For the one complete set; "
-                                                                                    "[] adds nothing."),
+        game.chance, (Player("player"), _cards("cards", required=False, description=N_("For the one complete set; "
+                                                                                       "[] adds nothing.")),
                       Shaped("sets", required=False, read=game.parse_chance_sets,
                              shape={"type": "object", "additionalProperties": _CODES,
                                     "description": "{set id: cards} when several sets are complete."})),
-        "Add cards on a chance to complete sets ([] or {} to add nothing).", ("S69-4", "S69-5", "S69-9"),
-        label="Chance", says=_says_chance, check=game.check_chance),
+        N_("Add cards on a chance to complete sets ([] or {} to add nothing)."), ("S69-4", "S69-5", "S69-9"),
+        label=N_("Chance"), says=_says_chance, check=game.check_chance),
     "pass_chances": Move(
         game.pass_chances, (Player("until", required=False,
-                                   description="The player whose chance comes next; omit: nobody else adds."),),
-        "Everyone in turn adds nothing: until the chances end, or until the named player's chance.", ("S69-4",),
-        label="Nobody adds", actor=None,
-        says=lambda move, show: (f"Everyone before {move['until']} adds nothing" if move.get("until")
-                                 else "Nobody else adds")),
+                                   description=N_("The player whose chance comes next; omit: nobody else adds.")),),
+        N_("Everyone in turn adds nothing: until the chances end, or until the named player's chance."), ("S69-4",),
+        label=N_("Nobody adds"), actor=None,
+        says=lambda move, show: (T("Everyone before {player} adds nothing", player=move["until"]) if move.get("until")
+                                 else N_("Nobody else adds"))),
     "flip": Move(
         game.flip, (Player("player"), _card("card")),
-        "The capturer flips a card to start a new set.", ("S69-7", "S69-8"), label="Flip",
-        says="{player} flips {card}"),
+        N_("The capturer flips a card to start a new set."), ("S69-7", "S69-8"), label=N_("Flip"),
+        says=N_("{player} flips {card}")),
     "scramble": Move(
         game.scramble, (Player("player"), _cards("from_hand", required=False),
                         Shaped("arrangement", required=False, nullable=True, read=game.parse_arrangement,
                                shape={"type": "array", "items": _CODES, "nullable": True,
                                       "description": "The whole table, set by set; omit to decline."})),
-        "Rearrange the whole table with a Scramble from the hand (in from_hand) or the one just put there; "
-        "without an arrangement, decline it.", ("S69-9",), label="Scramble", says=_says_scramble),
+        N_("Rearrange the whole table with a Scramble from the hand (in from_hand) or the one just put there; "
+           "without an arrangement, decline it."), ("S69-9",), label=N_("Scramble"), says=_says_scramble),
+    "adjust": adjust_move(_adjust, N_("A point counts toward the target like a round's (S69-11, S69-12), and the "
+                                      "target is judged at once: an adjustment may end the game.")),
 }
 
 apply, allowed = bind(__name__)
@@ -286,10 +338,11 @@ def judge_score(body: dict) -> dict:
     for cards in captured:
         reading, reason = read_set(cards)
         if reading is None:
-            raise IllegalMove("S69-2", f"Captured set {' '.join(cards) or '(empty)'} is not legal: {reason}")
+            raise IllegalMove("S69-2", T("Captured set {cards} is not legal: {reason}",
+                                         cards=" ".join(cards) or N_("(empty)"), reason=reason))
         if len(cards) < COMPLETE_AT:
-            raise IllegalMove("S69-4", f"Captured set {' '.join(cards)} is not complete: a set is "
-                                       f"captured only with three or more cards.")
+            raise IllegalMove("S69-4", T("Captured set {cards} is not complete: a set is captured only with three or "
+                                         "more cards.", cards=" ".join(cards)))
     points, breakdown = score_round(captured, hand_count)
     return {"points": points, "breakdown": breakdown}
 
@@ -304,17 +357,17 @@ _BREAKDOWN = {"type": "array", "items": {
 
 JUDGES = {
     "set": Judge(
-        judge_set, "Is a set of 69 cards legal and complete, and how does it read? (S69-2, S69-4)",
+        judge_set, N_("Is a set of 69 cards legal and complete, and how does it read? (S69-2, S69-4)"),
         request={"type": "object", "required": ["cards"], "properties": {"cards": _CARD_LIST}},
         response={"type": "object", "properties": {
             "legal": {"type": "boolean"}, "complete": {"type": "boolean"}, "reading": _READING,
             "reason": {"type": "string", "nullable": True}, "rule": {"type": "string", "nullable": True}}},
     ),
     "score": Judge(
-        judge_score, "Round score of captured sets and the cards left in hand (S69-11).",
+        judge_score, N_("Round score of captured sets and the cards left in hand (S69-11)."),
         request={"type": "object", "required": ["captured"], "properties": {
             "captured": {"type": "array", "items": _CARD_LIST},
-            "hand": {"description": "The cards left in hand, or just how many (0-69).",
+            "hand": {"description": N_("The cards left in hand, or just how many (0-69)."),
                      "oneOf": [_CARD_LIST, {"type": "integer", "minimum": 0, "maximum": 69}]}}},
         response={"type": "object", "properties": {"points": {"type": "integer"}, "breakdown": _BREAKDOWN}},
     ),

@@ -19,6 +19,7 @@ from collections import Counter
 from referee import cards as card_codes
 from referee.rules import base
 from referee.rules.base import IllegalMove, InvalidInput
+from referee.texts import N_, T, joined
 from referee.rules.sixty_nine.scoring import score_round
 from referee.rules.sixty_nine.sets import (COMPLETE_AT, DECK_SIZE, LOCK, MAX_SET, SCRAMBLE,
                                            check_copies, read_set)
@@ -46,13 +47,13 @@ def parse_cards(codes, what: str) -> list[str]:
 def parse_set_id(value) -> int:
     """Set ids are small integers; JSON object keys bring them as strings."""
     if isinstance(value, bool):
-        raise InvalidInput("A set id must be an integer.")
+        raise InvalidInput(N_("A set id must be an integer."))
     if isinstance(value, int):
         return value
     text = value.strip() if isinstance(value, str) else ""
     if 0 < len(text) <= 9 and all(ch in "0123456789" for ch in text):
         return int(text)
-    raise InvalidInput(f"'{value}' is not a set id (set ids are integers such as 3).")
+    raise InvalidInput(T("'{value}' is not a set id (set ids are integers such as 3).", value=value))
 
 
 def public_cards(state: dict) -> list[str]:
@@ -75,8 +76,8 @@ def open_sets(state: dict) -> list[dict]:
 def take_from_hand(state: dict, player: str, count: int, rule: str) -> None:
     held = state["hand_sizes"][player]
     if count > held:
-        raise IllegalMove(rule, f"{player} holds only {held} card{'s' if held != 1 else ''}, "
-                                f"not {count}.")
+        raise IllegalMove(rule, T("{player} holds only 1 card, not {n}.", player=player, n=count) if held == 1 else
+                          T("{player} holds only {held} cards, not {n}.", player=player, held=held, n=count))
     state["hand_sizes"][player] = held - count
     if held - count == 0 and state["emptied"] is None:
         state["emptied"] = player  # S69-12: the next dealer sits left of this player
@@ -136,19 +137,19 @@ def deal(state: dict, move: dict) -> None:
 def play(state: dict, move: dict) -> None:
     player, set_id, cards = move["player"], move.get("set"), move["cards"]
     if set_id is None:
-        raise IllegalMove("S69-3", "A play goes into a set already on the table (name it in 'set'): "
-                                   "a play never starts a new set, only flips do.",
+        raise IllegalMove("S69-3", N_("A play goes into a set already on the table (name it in 'set'): "
+                                      "a play never starts a new set, only flips do."),
                           legal=[s["id"] for s in state["table"]])
     target = find_set(state, set_id)
     if target is None:
-        raise IllegalMove("S69-3", f"There is no set {set_id} on the table; a play goes into a set "
-                                   f"already there (new sets only come from flips).",
+        raise IllegalMove("S69-3", T("There is no set {set} on the table; a play goes into a set already there "
+                                     "(new sets only come from flips).", set=set_id),
                           legal=[s["id"] for s in state["table"]])
     check_copies(cards, public_cards(state))
     grown = target["cards"] + cards
     reading, reason = read_set(grown)
     if reading is None:
-        raise IllegalMove("S69-2", f"Set {set_id} would not be legal: {reason}")
+        raise IllegalMove("S69-2", T("Set {set} would not be legal: {reason}", set=set_id, reason=reason))
     take_from_hand(state, player, len(cards), "S69-3")
     target.update(cards=grown, reading=reading)
     if len(grown) >= COMPLETE_AT:
@@ -207,11 +208,11 @@ def scramble(state: dict, move: dict) -> None:
     player, from_hand, arrangement = move["player"], move.get("from_hand") or [], move.get("arrangement")
     pending = state["phase"] == "scramble"
     if not pending and SCRAMBLE not in from_hand:
-        raise IllegalMove("S69-9", "Only a Scramble lets a player rearrange the table: play one from "
-                                   "your hand in 'from_hand', or play normally.")
+        raise IllegalMove("S69-9", N_("Only a Scramble lets a player rearrange the table: play one from "
+                                      "your hand in 'from_hand', or play normally."))
     if arrangement is None:
         if not pending or from_hand:
-            raise InvalidInput("Missing field 'arrangement' (the whole table, set by set).", rule="S69-9")
+            raise InvalidInput(N_("Missing field 'arrangement' (the whole table, set by set)."), rule="S69-9")
         state["pending_scramble"] = None  # S69-9: declined; the table stays as it is
         if open_sets(state):
             start_chances(state, player)  # the play that brought it completed a set
@@ -237,11 +238,11 @@ def parse_arrangement(value, state: dict | None = None) -> list[list[str]] | Non
     if value is None:
         return None
     if not isinstance(value, list) or not value:
-        raise InvalidInput("'arrangement' must be a non-empty list of sets, each a list of card codes.")
+        raise InvalidInput(N_("'arrangement' must be a non-empty list of sets, each a list of card codes."))
     groups = []
     for group in value:
         if not isinstance(group, list) or not group:
-            raise InvalidInput("Each set of 'arrangement' must be a non-empty list of card codes.")
+            raise InvalidInput(N_("Each set of 'arrangement' must be a non-empty list of card codes."))
         groups.append(parse_cards(group, "arrangement"))
     return groups
 
@@ -254,21 +255,21 @@ def check_arrangement(arrangement: list[list[str]], table_cards: list[str], from
     if missing or extra:
         parts = []
         if missing:
-            parts.append("missing " + ", ".join(sorted(missing.elements())))
+            parts.append(T("missing {cards}", cards=", ".join(sorted(missing.elements()))))
         if extra:
-            parts.append("not on the table nor in 'from_hand': " + ", ".join(sorted(extra.elements())))
-        raise IllegalMove("S69-9", "The arrangement must hold every table card and every card from "
-                                   "the hand exactly once (" + "; ".join(parts) + ").")
+            parts.append(T("not on the table nor in 'from_hand': {cards}", cards=", ".join(sorted(extra.elements()))))
+        raise IllegalMove("S69-9", T("The arrangement must hold every table card and every card from the hand "
+                                     "exactly once ({problems}).", problems=joined(parts, "; ")))
     for number, group in enumerate(arrangement, 1):
         reading, reason = read_set(group)
         if reading is None:
-            raise IllegalMove("S69-2", f"Set {number} of the arrangement is not legal: {reason}")
+            raise IllegalMove("S69-2", T("Set {n} of the arrangement is not legal: {reason}", n=number, reason=reason))
     anchors = Counter(table_cards) + Counter(c for c in from_hand if c == SCRAMBLE)
     if not every_group_anchored(arrangement, anchors):
         # S69-9: "in a rearrangement every set must hold at least one card that was already on the
         # table, the arriving Scramble counting as on the table".
-        raise IllegalMove("S69-9", "Every set of the arrangement needs a card that was on the table "
-                                   "(or the arriving Scramble): cards from a hand never start a new set.")
+        raise IllegalMove("S69-9", N_("Every set of the arrangement needs a card that was on the table "
+                                      "(or the arriving Scramble): cards from a hand never start a new set."))
 
 
 def every_group_anchored(groups: list[list[str]], anchors: Counter) -> bool:
@@ -320,7 +321,7 @@ def chance(state: dict, move: dict) -> None:
     for table_set, cards in additions:
         reading, reason = read_set(table_set["cards"] + cards)
         if reading is None:
-            raise IllegalMove("S69-2", f"Set {table_set['id']} would not be legal: {reason}")
+            raise IllegalMove("S69-2", T("Set {set} would not be legal: {reason}", set=table_set["id"], reason=reason))
         grown[table_set["id"]] = reading
     take_from_hand(state, player, len(new_cards), "S69-4")
     for table_set, cards in additions:
@@ -337,22 +338,23 @@ def pass_chances(state: dict, move: dict) -> None:
     the chances end or, when ``until`` is named, until it is that player's chance."""
     until = move.get("until")
     if until == state["to_play"]:
-        raise IllegalMove("S69-4", f"It is already {until}'s chance: nobody before them is left to pass.")
+        raise IllegalMove("S69-4", T("It is already {player}'s chance: nobody before them is left to pass.",
+                                     player=until))
     passed = []
     while state["phase"] == "chances" and state["to_play"] != until:
         passed.append(state["to_play"])
         advance_chance(state)
     if until is not None and state["phase"] != "chances":
-        raise IllegalMove("S69-4", f"The chances end before {until}'s turn comes: record who adds cards, or "
-                                   "that nobody else adds.")
-    state["events"].append({"rule": "S69-4", "text": f"{', '.join(passed)} add nothing."})
+        raise IllegalMove("S69-4", T("The chances end before {player}'s turn comes: record who adds cards, or that "
+                                     "nobody else adds.", player=until))
+    state["events"].append({"rule": "S69-4", "text": T("{players} add nothing.", players=", ".join(passed))})
 
 
 def check_chance(move: dict) -> None:
     """``cards`` (the one complete set) or ``sets`` ({set id: cards}), exactly one of them."""
     if ("cards" in move) == ("sets" in move):
-        raise InvalidInput("A chance gives either 'cards' (for the one complete set) or 'sets' "
-                           "({set id: cards}), not both and not neither.")
+        raise InvalidInput(N_("A chance gives either 'cards' (for the one complete set) or 'sets' "
+                              "({set id: cards}), not both and not neither."))
 
 
 def parse_chance_sets(value, state: dict | None = None) -> dict[int, list[str]]:
@@ -362,7 +364,7 @@ def parse_chance_sets(value, state: dict | None = None) -> dict[int, list[str]]:
     for key, codes in sets.items():
         set_id = parse_set_id(key)
         if set_id in additions:
-            raise InvalidInput(f"Set {set_id} is listed twice.")
+            raise InvalidInput(T("Set {set} is listed twice.", set=set_id))
         additions[set_id] = parse_cards(codes, f"sets[{key}]")
     return additions
 
@@ -378,7 +380,7 @@ def resolve_targets(state: dict, additions) -> list[tuple[dict, list[str]]]:
     waiting = open_sets(state)
     if additions and additions[0][0] is None:
         if additions[0][1] and len(waiting) != 1:
-            raise IllegalMove("S69-9", "Several sets are complete: say which with 'sets'.",
+            raise IllegalMove("S69-9", N_("Several sets are complete: say which with 'sets'."),
                               legal=[s["id"] for s in waiting])
         return [(waiting[0], additions[0][1])] if additions[0][1] else []  # [] declines
     resolved = []
@@ -386,8 +388,8 @@ def resolve_targets(state: dict, additions) -> list[tuple[dict, list[str]]]:
         target = find_set(state, set_id)
         if target is None or not target["complete"]:
             raise IllegalMove("S69-9" if target else "S69-4",
-                              f"Set {set_id} is not a complete set waiting for chances; only those "
-                              f"take cards now.", legal=[s["id"] for s in waiting])
+                              T("Set {set} is not a complete set waiting for chances; only those take cards now.",
+                                set=set_id), legal=[s["id"] for s in waiting])
         if cards:
             resolved.append((target, cards))
     resolved.sort(key=lambda pair: state["table"].index(pair[0]))
@@ -427,8 +429,8 @@ def capture(state: dict, table_set: dict) -> None:
     state["captured"][owner].append({"id": table_set["id"], "cards": table_set["cards"],
                                      "reading": table_set["reading"]})
     rule = "S69-6" if len(table_set["cards"]) == MAX_SET else "S69-4"
-    state["events"].append({"rule": rule, "text": f"{owner} captures set {table_set['id']}: "
-                                                  f"{' '.join(table_set['cards'])}."})
+    state["events"].append({"rule": rule, "text": T("{player} captures set {set}: {cards}.", player=owner,
+                                                    set=table_set["id"], cards=" ".join(table_set["cards"]))})
     state["last_capturer"] = owner
 
 
@@ -444,11 +446,23 @@ def captures_done(state: dict) -> None:
 
 # ---------------------------------------------------------------- round end (S69-10..12)
 
+def winners_now(state: dict) -> list[str]:
+    """S69-12: every player at or over the target wins, ranked by points; S69-13: only the most."""
+    totals = state["totals"]
+    winners = sorted((p for p in state["players"] if totals[p] >= state["options"]["target"]),
+                     key=lambda p: -totals[p])
+    if winners and state["options"].get("single_winner"):
+        winners = [p for p in winners if totals[p] == totals[winners[0]]]
+    return winners
+
+
 def end_round(state: dict) -> None:
     players = state["players"]
     scores, breakdown = {}, {}
-    state["events"].append({"rule": "S69-10", "text": f"Round {state['round']} is over: "
-                                                      f"{state['emptied'] or 'a player'}'s hand is empty."})
+    state["events"].append({"rule": "S69-10", "text": T("Round {round} is over: {player}'s hand is empty.",
+                                                        round=state["round"], player=state["emptied"])
+                            if state["emptied"] else
+                            T("Round {round} is over: a player's hand is empty.", round=state["round"])})
     for p in players:
         sets = [s["cards"] for s in state["captured"][p]]
         scores[p], breakdown[p] = score_round(sets, state["hand_sizes"][p])
@@ -460,15 +474,9 @@ def end_round(state: dict) -> None:
         "hands": dict(state["hand_sizes"]),
     })
     state.update(chance_to=None, pending_scramble=None)
-    target = state["options"]["target"]
-    reached = [p for p in players if state["totals"][p] >= target]
-    if reached:
-        # S69-12: every player at or over the target wins, ranked by points; S69-13: only the most.
-        state["winners"] = sorted(reached, key=lambda p: -state["totals"][p])
-        if state["options"].get("single_winner"):
-            best = state["totals"][state["winners"][0]]
-            state["winners"] = [p for p in state["winners"] if state["totals"][p] == best]
-        state.update(phase="finished", to_play=None)
+    winners = winners_now(state)
+    if winners:
+        state.update(phase="finished", to_play=None, winners=winners)
         return
     dealer = left(state, emptied)
     state.update(phase="round_over", dealer=dealer, to_play=dealer, round=state["round"] + 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter
 
 from referee.rules.sixty_nine.sets import LOCK, MAX_SET, SCRAMBLE, WILD, is_special, printed_value
+from referee.texts import N_, T
 
 RULE = "S69-11"
 COLLECTION_BONUS = 10
@@ -32,27 +33,30 @@ def set_bonuses(cards: list[str]) -> list[dict]:
     bonuses = []
     printed = {printed_value(c) for c in cards if not is_special(c)}
     if {6, 9} <= printed:
-        bonuses.append(_entry(SIX_NINE_BONUS, f"set {_names(cards)} holds a printed 6 and a printed 9"))
+        bonuses.append(_entry(SIX_NINE_BONUS, T("set {cards} holds a printed 6 and a printed 9", cards=_names(cards))))
     if {WILD, LOCK, SCRAMBLE} <= set(cards):
-        bonuses.append(_entry(SPECIALS_BONUS, f"set {_names(cards)} holds a Wild, a Lock and a Scramble"))
+        bonuses.append(_entry(SPECIALS_BONUS, T("set {cards} holds a Wild, a Lock and a Scramble",
+                                                cards=_names(cards))))
     if len(cards) == MAX_SET:
-        bonuses.append(_entry(SIX_CARD_BONUS, f"set {_names(cards)} has six cards"))
+        bonuses.append(_entry(SIX_CARD_BONUS, T("set {cards} has six cards", cards=_names(cards))))
     return bonuses
 
 
 def score_round(captured: list[list[str]], hand: int) -> tuple[int, list[dict]]:
     """A player's round score and its breakdown; the breakdown always adds up to the score."""
     cards = [c for s in captured for c in s]
-    breakdown = [_entry(len(cards), f"{len(cards)} captured card{'s' if len(cards) != 1 else ''}")]
+    breakdown = [_entry(len(cards), N_("1 captured card") if len(cards) == 1 else
+                        T("{n} captured cards", n=len(cards)))]
     for s in captured:
         breakdown.extend(set_bonuses(s))
     full = collections([c for c in cards if not is_special(c)])
     if full:
         breakdown.append(_entry(COLLECTION_BONUS * full,
-                                f"{full} complete 0-9 collection{'s' if full != 1 else ''} captured"))
-    breakdown.append(_entry(-hand, f"{hand} card{'s' if hand != 1 else ''} left in hand"))
+                                N_("1 complete 0-9 collection captured") if full == 1 else
+                                T("{n} complete 0-9 collections captured", n=full)))
+    breakdown.append(_entry(-hand, N_("1 card left in hand") if hand == 1 else T("{n} cards left in hand", n=hand)))
     raw = sum(e["points"] for e in breakdown)
     if raw < 0:
         # A round score below zero counts as zero.
-        breakdown.append(_entry(-raw, "a round score below zero counts as zero"))
+        breakdown.append(_entry(-raw, N_("a round score below zero counts as zero")))
     return max(raw, 0), breakdown

@@ -12,6 +12,7 @@ from typing import Iterable
 
 from referee.cards import SIXTY_NINE_SPECIALS, SIXTY_NINE_SUITS
 from referee.rules.base import IllegalMove
+from referee.texts import N_, T
 
 WILD, LOCK, SCRAMBLE = SIXTY_NINE_SPECIALS
 MAX_SET = 6          # six suits, so never more than six cards (S69-2)
@@ -47,19 +48,22 @@ def value_options(card: str) -> tuple[int, ...]:
 def structural_problem(cards: list[str]) -> str | None:
     """What makes a set illegal whatever the values: size, suits, special kinds."""
     if not cards:
-        return "A set needs at least one card."
+        return N_("A set needs at least one card.")
     if len(cards) > MAX_SET:
-        return f"A set holds at most six cards (one of each suit); this one has {len(cards)}."
+        return T("A set holds at most six cards (one of each suit); this one has {n}.", n=len(cards))
     for kind, seen in Counter(c for c in cards if is_special(c)).items():
         if seen > 1:
-            return f"A set cannot hold two {kind} cards (no special kind twice)."
+            return T("A set cannot hold two {kind} cards (no special kind twice).", kind=kind)
     by_suit: dict[str, list[str]] = {}
     for card in cards:
         if not is_special(card):
             by_suit.setdefault(card[1], []).append(card)
     for suit, same in by_suit.items():
         if len(same) > 1:
-            return f"{' and '.join(same)} share suit {suit}: every card in a set needs its own suit."
+            both = same[0]
+            for card in same[1:]:
+                both = T("{first} and {then}", first=both, then=card)
+            return T("{cards} share suit {suit}: every card in a set needs its own suit.", cards=both, suit=suit)
     return None
 
 
@@ -98,8 +102,8 @@ def read_set(cards: list[str]) -> tuple[list[dict] | None, str | None]:
             if best is None or key < best[0]:
                 best = (key, values, fill)
     if best is None:
-        return None, ("The values cannot be read as all equal or as one unbroken run "
-                      "(6 and 9 turn either way, 0 counts as 0 or as 10, no wrap-around).")
+        return None, N_("The values cannot be read as all equal or as one unbroken run "
+                        "(6 and 9 turn either way, 0 counts as 0 or as 10, no wrap-around).")
     return _reading(cards, best[1], best[2]), None
 
 
@@ -118,7 +122,7 @@ def _reading(cards: list[str], values: tuple[int, ...], fill: list[int]) -> list
 
 
 def check_copies(cards: Iterable[str], already: Iterable[str] = (),
-                 where: str = "on the table or captured") -> None:
+                 where: str = N_("on the table or captured")) -> None:
     """S69-1: ``cards`` (new) plus ``already`` (seen this round) must fit in one deck."""
     seen = Counter(already)
     new = Counter(cards)
@@ -127,8 +131,10 @@ def check_copies(cards: Iterable[str], already: Iterable[str] = (),
         if count + seen[card] <= limit:
             continue
         if limit == 1 and seen[card]:
-            raise IllegalMove("S69-1", f"{card} is already {where}: each number card exists once.")
+            raise IllegalMove("S69-1", T("{card} is already {where}: each number card exists once.", card=card,
+                                         where=where))
         if limit == 1:
-            raise IllegalMove("S69-1", f"{card} is listed {count} times: each number card exists once.")
-        raise IllegalMove("S69-1", f"There are only {limit} {card} cards in the deck; this would make "
-                                   f"{count + seen[card]}.")
+            raise IllegalMove("S69-1", T("{card} is listed {n} times: each number card exists once.", card=card,
+                                         n=count))
+        raise IllegalMove("S69-1", T("There are only {limit} {card} cards in the deck; this would make {n}.",
+                                     limit=limit, card=card, n=count + seen[card]))

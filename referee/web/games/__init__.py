@@ -15,9 +15,12 @@ from importlib import import_module
 from importlib.util import find_spec
 from typing import Any
 
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext, lazy_pgettext, ngettext
 from werkzeug.datastructures import MultiDict
 
 from referee import cards
+from referee.i18n import say
 from referee.rules import ENGINES
 from referee.rules.base import Move
 
@@ -34,7 +37,32 @@ def join_names(names) -> str:
     names = [str(n) for n in names]
     if not names:
         return ""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return names[0] if len(names) == 1 else _("%(names)s and %(last)s", names=", ".join(names[:-1]), last=names[-1])
+
+
+# The phases and steps the engines name in their public state, as the page shows them.
+PHASES = {"deal": lazy_pgettext("phase", "deal"), "draw": lazy_pgettext("phase", "draw"),
+          "discard": lazy_pgettext("phase", "discard"), "final_turn": lazy_pgettext("phase", "final turn"),
+          "final_draw": lazy_pgettext("phase", "final draw"), "final": lazy_pgettext("phase", "final"),
+          "finished": lazy_pgettext("phase", "finished"), "play": lazy_pgettext("phase", "play"),
+          "reveal": lazy_pgettext("phase", "reveal"), "round_over": lazy_pgettext("phase", "round over"),
+          "trick": lazy_pgettext("phase", "trick"), "decision": lazy_pgettext("phase", "decision"),
+          "draft": lazy_pgettext("phase", "draft"), "trade": lazy_pgettext("phase", "trade"),
+          "chances": lazy_pgettext("phase", "chances"), "flip": lazy_pgettext("phase", "flip"),
+          "scramble": lazy_pgettext("phase", "scramble"), "turn": lazy_pgettext("phase", "turn")}
+
+
+def phase_text(phase) -> str | None:
+    """A phase or step of the public state in words; one the list lacks as it is, underscores as spaces."""
+    if not isinstance(phase, str):
+        return phase
+    return str(PHASES[phase]) if phase in PHASES else phase.replace("_", " ")
+
+
+def game_over(winners) -> str:
+    """What the live region says when the game ends."""
+    winners = list(winners)
+    return ngettext("Game over: %(names)s won.", "Game over: %(names)s won.", len(winners), names=join_names(winners))
 
 
 def standard_cards(jokers: bool = False) -> list[str]:
@@ -42,14 +70,20 @@ def standard_cards(jokers: bool = False) -> list[str]:
     return codes + ([cards.JOKER] if jokers else [])
 
 
-SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs", "*": "stars"}
+# Lazy: read in the language of the request that shows them.
+SUIT_NAMES = {"S": lazy_gettext("spades"), "H": lazy_gettext("hearts"), "D": lazy_gettext("diamonds"),
+              "C": lazy_gettext("clubs"), "*": lazy_gettext("stars")}
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "*": "★"}
+
+
+_RANKS = frozenset(cards.STANDARD_RANKS + cards.FIVE_CROWNS_RANKS)
 
 
 def pretty(card: Any) -> str:
     """A card code with its suit symbol, for reading (``10H`` -> ``10♥``)."""
     text = str(card)
-    if text and text[-1] in SUIT_SYMBOLS and text != cards.JOKER and len(text) >= 2:
+    # a rank and a suit: 69's WILD ends in D too, and is no diamond
+    if text[-1:] in SUIT_SYMBOLS and text[:-1] in _RANKS:
         return text[:-1] + SUIT_SYMBOLS[text[-1]]
     return text
 
@@ -71,7 +105,8 @@ def pad_row(label: str, mark: str, keys: list[dict], cls: str = "") -> dict:
     return {"label": label, "mark": mark, "keys": keys, "cls": cls}
 
 
-RANK_NAMES = {"A": "Ace", "J": "Jack", "Q": "Queen", "K": "King"}
+RANK_NAMES = {"A": lazy_gettext("Ace"), "J": lazy_gettext("Jack"), "Q": lazy_gettext("Queen"),
+              "K": lazy_gettext("King")}
 
 
 def suit_rows(card_list: list[str]) -> list[dict]:
@@ -80,11 +115,12 @@ def suit_rows(card_list: list[str]) -> list[dict]:
     rows: dict[str, list] = {}
     for code in card_list:
         if code == cards.JOKER:
-            rows.setdefault("", []).append(pad_key(code, "Joker", "Joker"))
+            rows.setdefault("", []).append(pad_key(code, _("Joker"), _("Joker")))
             continue
         rank, suit = cards.rank_of(code), cards.suit_of(code)
-        rows.setdefault(suit, []).append(pad_key(code, rank, f"{RANK_NAMES.get(rank, rank)} of {SUIT_NAMES[suit]}"))
-    return [pad_row(SUIT_NAMES[suit].capitalize() if suit else "Jokers", SUIT_SYMBOLS.get(suit, ""), keys,
+        rows.setdefault(suit, []).append(pad_key(code, rank, _("%(rank)s of %(suit)s", rank=RANK_NAMES.get(rank, rank),
+                                                                suit=SUIT_NAMES[suit])))
+    return [pad_row(str(SUIT_NAMES[suit]).capitalize() if suit else _("Jokers"), SUIT_SYMBOLS.get(suit, ""), keys,
                     f"s-{suit}" if suit else "")
             for suit, keys in rows.items()]
 
@@ -100,6 +136,16 @@ def whole_number(text: str) -> int | None:
 def int_or_text(text: str) -> Any:
     number = whole_number(text)
     return text.strip() if number is None else number
+
+
+def correction_fields(form) -> dict:
+    """What every correction carries besides the round's result (T-1): the round it replaces, why, and
+    whether it may change a finished game's result. Blank or malformed values go to the engine, which
+    refuses them citing T-1."""
+    fields = {"round": int_or_text(form.get("round", "")), "reason": form.get("reason", "")}
+    if form.get("change_result") in ("true", "on", "1"):
+        fields["change_result"] = True
+    return fields
 
 
 def allowed_players(view: dict, kind: str, fallback: list | None = None) -> list:
@@ -127,6 +173,9 @@ class GameUI:
     # lists gets a form built from its declaration, so a new move is playable from the phone
     # before anyone draws a form for it.
     own_forms: frozenset[str] = frozenset()
+    # The table's own moves (T-1, T-2): the page offers them in every game, finished or not, with forms of
+    # its own (the adjustment on the game page, a correction on its round's page), never among the others.
+    table_forms: frozenset[str] = frozenset({"adjust", "correct_round"})
 
     def __init__(self, name: str):
         self.name = name
@@ -149,11 +198,21 @@ class GameUI:
     def moves_template(self) -> list[str]:
         return [f"games/{self.module}_moves.html", "games/generic_moves.html"]
 
+    @property
+    def correct_template(self) -> list[str]:
+        """The fields of a round's correction (T-1): the game's own, else built from the declaration."""
+        return [f"games/{self.module}_correct.html", "games/generic_correct.html"]
+
+    def correction_values(self, view: dict, entry: dict) -> dict:
+        """The correction form's fields filled with the round's result as ``rounds`` keeps it (by the
+        field names of the game's correction template); none for a game without a template."""
+        return {}
+
     # ---- what the page shows
     def facts(self, view: dict) -> list[tuple[str, Any]]:
-        facts = [("Round", view.get("round"))]
+        facts = [(_("Round"), view.get("round"))]
         if view.get("to_play"):
-            facts.append(("To play", view["to_play"]))
+            facts.append((_("To play"), view["to_play"]))
         return facts
 
     def extra_state(self, view: dict) -> dict:
@@ -161,7 +220,7 @@ class GameUI:
         return {k: v for k, v in view.items() if k not in COMMON_KEYS}
 
     def forms(self, view: dict) -> dict:
-        return {"players": view.get("players", []), "moves": self.move_forms(view)}
+        return {"players": view.get("players", []), "moves": self.move_forms(view, skip=self.table_forms)}
 
     def move_forms(self, view: dict, skip: frozenset[str] = frozenset()) -> list[dict]:
         """One form per move allowed now (but those in ``skip``), its fields read from the move's
@@ -175,9 +234,9 @@ class GameUI:
             fields = []
             for spec in move.fields:
                 field = {"name": spec.name, "widget": spec.widget, "required": spec.required,
-                         "label": spec.description or spec.name.replace("_", " ").capitalize(), "options": None}
+                         "label": say(spec.description) or spec.name.replace("_", " ").capitalize(), "options": None}
                 if spec.widget == "player":
-                    field["label"] = "Who" if spec.name == move.actor else spec.name.replace("_", " ").capitalize()
+                    field["label"] = _("Who") if spec.name == move.actor else spec.name.replace("_", " ").capitalize()
                     field["options"] = [(p, p) for p in (entry.get("players") if spec.name == move.actor
                                                          and entry.get("players") is not None else view["players"])]
                 values = (entry.get("choices") or {}).get(spec.name)  # allowed now, else all the field takes
@@ -185,7 +244,7 @@ class GameUI:
                 if values:
                     field["options"] = [(v if isinstance(v, str) else json.dumps(v), pretty(v)) for v in values]
                 fields.append(field)
-            forms.append({"kind": kind, "label": move.label or kind, "description": move.description,
+            forms.append({"kind": kind, "label": say(move.label) or kind, "description": say(move.description),
                           "rules": move.rules, "fields": fields})
         return forms
 
@@ -200,9 +259,9 @@ class GameUI:
         enum, yes/no), a number, or free text."""
         schema = spec.get("schema") or {}
         if schema.get("type") == "boolean":
-            return {"kind": "choice", "choices": [("", "Default"), ("true", "Yes"), ("false", "No")]}
+            return {"kind": "choice", "choices": [("", _("Default")), ("true", _("Yes")), ("false", _("No"))]}
         if "enum" in schema:
-            return {"kind": "choice", "choices": [("", "Default")] + [(str(v), str(v)) for v in schema["enum"]]}
+            return {"kind": "choice", "choices": [("", _("Default"))] + [(str(v), str(v)) for v in schema["enum"]]}
         default = spec.get("default")
         numeric = schema.get("type") == "integer" or isinstance(default, int) and not isinstance(default, bool)
         return {"kind": "number" if numeric else "text", "choices": None}
@@ -222,11 +281,12 @@ class GameUI:
             try:
                 move = json.loads(form.get("json", ""))
             except (ValueError, RecursionError) as exc:
-                raise FormError(f"That is not a JSON object: {exc.__class__.__name__}.") from None
+                raise FormError(_("That is not a JSON object: %(error)s.", error=exc.__class__.__name__)) from None
             if not isinstance(move, dict):
-                raise FormError("A move is a JSON object, e.g. {\"type\": ..., \"player\": ...}.")
+                raise FormError(_("A move is a JSON object, e.g. %(example)s.",
+                                  example='{"type": ..., "player": ...}'))
             return move
-        raise FormError(f"Unknown form '{kind}'.")
+        raise FormError(_("Unknown form '%(form)s'.", form=kind))
 
     def build_declared(self, kind: str, form: MultiDict) -> dict:
         """A move from a generic form: each field read as its declaration says (blank = left out)."""
@@ -244,7 +304,8 @@ class GameUI:
                 try:
                     move[spec.name] = json.loads(raw)
                 except ValueError as exc:
-                    raise FormError(f"'{spec.name}' is not valid JSON: {exc}.") from None
+                    raise FormError(_("'%(field)s' is not valid JSON: %(error)s.", field=spec.name,
+                                      error=exc)) from None
             elif spec.widget == "number":
                 move[spec.name] = int_or_text(raw)
             elif spec.widget == "card" and getattr(spec, "numbers", False):
@@ -260,24 +321,24 @@ class GameUI:
         declared = self.engine.MOVES.get(move.get("type")) if isinstance(move.get("type"), str) else None
         if declared is not None:
             try:
-                return declared.text(move, pretty)
+                return say(declared.text(move, pretty))
             except (KeyError, TypeError, ValueError):  # a refused move may lack what the text reads
                 pass
-        return Move("", (), "", ()).text(move, pretty)
+        return say(Move("", (), "", ()).text(move, pretty))
 
     # ---- what the live region says
     def announce(self, view: dict, move: Any) -> str:
-        parts = [f"{e['text']}" for e in view.get("events") or [] if isinstance(e, dict) and e.get("text")]
+        parts = [str(say(e["text"])) for e in view.get("events") or [] if isinstance(e, dict) and e.get("text")]
         rounds = view.get("rounds") or []
         if move is not None and rounds and self._round_just_ended(view, move):
             last = rounds[-1]
-            parts.append(f"Round {last.get('round')} scores: " + ", ".join(
-                f"{p} {last['scores'].get(p)}" for p in view["players"] if p in (last.get("scores") or {})))
+            parts.append(_("Round %(round)s scores: %(scores)s", round=last.get("round"), scores=", ".join(
+                f"{p} {last['scores'].get(p)}" for p in view["players"] if p in (last.get("scores") or {}))))
         parts.append(self.totals_text(view))
         if view.get("winners"):
-            parts.append(f"Game over: {join_names(view['winners'])} won.")
+            parts.append(game_over(view["winners"]))
         elif view.get("to_play"):
-            parts.append(f"{view['to_play']} to play.")
+            parts.append(_("%(player)s to play.", player=view["to_play"]))
         return " ".join(parts)
 
     def _round_just_ended(self, view: dict, move: Any) -> bool:
@@ -287,7 +348,7 @@ class GameUI:
 
     def totals_text(self, view: dict) -> str:
         standings = view.get("standings") or {}
-        return "Totals: " + ", ".join(f"{p} {standings.get(p)}" for p in view.get("players", [])) + "."
+        return _("Totals: %(totals)s.", totals=", ".join(f"{p} {standings.get(p)}" for p in view.get("players", [])))
 
     def shortcut_texts(self, view: dict) -> dict:
         return {"total": self.totals_text(view)}

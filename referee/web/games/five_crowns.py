@@ -1,8 +1,12 @@
 """Five Crowns: deal, draw, discard, going out, final turns, and the quick round result."""
 from __future__ import annotations
 
+from flask_babel import gettext as _
+
 from referee import cards
-from referee.web.games import FormError, GameUI, join_names, split_codes, suit_rows
+from referee.web.games import (
+    FormError, GameUI, correction_fields, game_over, phase_text, split_codes, suit_rows,
+)
 
 
 def five_crowns_cards() -> list[str]:
@@ -20,11 +24,11 @@ class FiveCrownsUI(GameUI):
     own_forms = frozenset({"deal", "draw", "discard", "go_out", "final_turn", "round_result"})
 
     def facts(self, view):
-        facts = [("Round", view.get("round")), ("Wild", view.get("wild")),
-                 ("Cards dealt", view.get("cards_dealt")), ("Step", (view.get("step") or "").replace("_", " ")),
-                 ("To play", view.get("to_play")), ("Dealer", view.get("dealer"))]
+        facts = [(_("Round"), view.get("round")), (_("Wild"), view.get("wild")),
+                 (_("Cards dealt"), view.get("cards_dealt")), (_("Step"), phase_text(view.get("step") or "")),
+                 (_("To play"), view.get("to_play")), (_("Dealer"), view.get("dealer"))]
         if view.get("went_out"):
-            facts.append(("Went out", view["went_out"]))
+            facts.append((_("Went out"), view["went_out"]))
         return facts
 
     def forms(self, view):
@@ -40,11 +44,13 @@ class FiveCrownsUI(GameUI):
 
     def option_field(self, name, spec):
         if name == "decks":
-            return {"kind": "choice", "choices": [("", "Default (FC-1)"), ("2", "2 decks"), ("4", "4 decks"), ("6", "6 decks (FC-8)")]}
+            return {"kind": "choice", "choices": [("", _("Default (FC-1)")), ("2", _("2 decks")), ("4", _("4 decks")),
+                                                  ("6", _("6 decks (FC-8)"))]}
         if name == "dealer":
             return {"kind": "player", "choices": None}
         if name == "tie_break":
-            return {"kind": "choice", "choices": [("", "Default: share"), ("share", "share"), ("play_off", "play off")]}
+            return {"kind": "choice", "choices": [("", _("Default: share")), ("share", _("share")),
+                                                  ("play_off", _("play off"))]}
         return super().option_field(name, spec)
 
     def build(self, kind, form, view):
@@ -86,22 +92,39 @@ class FiveCrownsUI(GameUI):
                     try:
                         hands[name] = {"points": int(points)}
                     except ValueError:
-                        raise FormError(f"{name}'s points must be a whole number.") from None
+                        raise FormError(_("%(player)s's points must be a whole number.", player=name)) from None
             return {"type": "round_result", "went_out": went_out, "hands": hands}
+        if kind == "correct_round":  # T-1: the round again, as its round result form gives it
+            return {**self.build("round_result", form, view), "type": "correct_round", **correction_fields(form)}
         return super().build(kind, form, view)
+
+    def correction_values(self, view, entry):
+        """Who went out, and each other hand as it was entered: its points, or its cards (melds and
+        leftover together: the referee lays down the best again, FC-6)."""
+        values = {"went_out": entry.get("went_out") or ""}
+        for i, name in enumerate(view["players"]):
+            hand = (entry.get("hands") or {}).get(name)
+            if name == entry.get("went_out") or not isinstance(hand, dict):
+                continue
+            if "points" in hand:
+                values[f"points-{i}"] = str(hand["points"])
+            else:
+                cards = [c for meld in hand.get("melds") or [] for c in meld] + list(hand.get("leftover") or [])
+                values[f"cards-{i}"] = " ".join(cards)
+        return values
 
     def announce(self, view, move):
         parts = []
         rounds = view.get("rounds") or []
         if isinstance(move, dict) and move.get("type") in ("round_result", "final_turn") and rounds:
             last = rounds[-1]
-            parts.append(f"Round {last.get('round')} scores: " + ", ".join(
-                f"{p} {v}" for p, v in (last.get("scores") or {}).items()) + ".")
+            parts.append(_("Round %(round)s scores: %(scores)s.", round=last.get("round"), scores=", ".join(
+                f"{p} {v}" for p, v in (last.get("scores") or {}).items())))
         parts.append(self.totals_text(view))
         if view.get("winners"):
-            parts.append(f"Game over: {join_names(view['winners'])} won.")
+            parts.append(game_over(view["winners"]))
         elif view.get("to_play"):
-            parts.append(f"{view['to_play']} to play; {view.get('wild')}s are wild.")
+            parts.append(_("%(player)s to play; %(wild)ss are wild.", player=view["to_play"], wild=view.get("wild")))
         return " ".join(parts)
 
 

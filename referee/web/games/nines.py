@@ -1,7 +1,12 @@
 """Nines: the deal, turns (take, place or discard), reveals, and the quick hand result."""
 from __future__ import annotations
 
-from referee.web.games import FormError, GameUI, int_or_text, join_names, standard_cards, suit_rows
+from flask_babel import gettext as _
+from flask_babel import pgettext
+
+from referee.web.games import (
+    FormError, GameUI, correction_fields, game_over, int_or_text, phase_text, standard_cards, suit_rows,
+)
 
 CELLS = 9
 
@@ -19,11 +24,12 @@ class NinesUI(GameUI):
     own_forms = frozenset({"deal", "turn", "reveal", "reveal_all", "hand_result"})
 
     def facts(self, view):
-        facts = [("Hand", view.get("hand")), ("Phase", view.get("phase")), ("To play", view.get("to_play")),
-                 ("Dealer", view.get("dealer")), ("Target", view.get("target"))]
+        facts = [(pgettext("the hand being played", "Hand"), view.get("hand")), (_("Phase"), phase_text(view.get("phase"))),
+                 (_("To play"), view.get("to_play")), (_("Dealer"), view.get("dealer")),
+                 (_("Target"), view.get("target"))]
         if view.get("done"):
-            facts.append(("Done", view["done"]))
-            facts.append(("Final turns left", ", ".join(view.get("final_turns_left") or []) or "none"))
+            facts.append((_("Done"), view["done"]))
+            facts.append((_("Final turns left"), ", ".join(view.get("final_turns_left") or []) or _("none")))
         return facts
 
     def forms(self, view):
@@ -50,13 +56,15 @@ class NinesUI(GameUI):
                     "revealed": {p: grid_from(form, i, fill=False) for i, p in enumerate(players)}}
         if kind == "hand_result":
             return {"type": "hand_result", "grids": {p: grid_from(form, i, fill=True) for i, p in enumerate(players)}}
+        if kind == "correct_round":  # T-1: the hand again, as its hand result form gives it
+            return {**self.build("hand_result", form, view), "type": "correct_round", **correction_fields(form)}
         if kind == "reveal_all":
             return {"type": "reveal_all", "grids": {p: grid_from(form, players.index(p), fill=True)
                                                    for p in view.get("reveals_pending") or []}}
         if kind == "reveal":
             player = form.get("player", "")
             if player not in players:
-                raise FormError("Choose whose grid this is.")
+                raise FormError(_("Choose whose grid this is."))
             return {"type": "reveal", "player": player, "grid": grid_from(form, players.index(player), fill=True)}
         if kind == "turn":
             position = form.get("position", "")
@@ -68,21 +76,32 @@ class NinesUI(GameUI):
             return move
         return super().build(kind, form, view)
 
+    def form_grids(self, form, view) -> dict:
+        """The grids a form holds (cells ``g-<player index>-<position>``), for filling it again."""
+        return {p: grid_from(form, i, fill=True) for i, p in enumerate(view["players"])}
+
+    def correction_values(self, view, entry):
+        """Every final grid of the hand, cell by cell."""
+        grids = entry.get("grids") or {}
+        return {f"g-{i}-{pos}": code for i, p in enumerate(view["players"])
+                for pos, code in enumerate(grids.get(p) or []) if code}
+
     def announce(self, view, move):
         parts = []
         rounds = view.get("rounds") or []
         if isinstance(move, dict) and move.get("type") in ("hand_result", "reveal", "reveal_all", "turn") and rounds \
                 and rounds[-1].get("round") == (view.get("hand") or 0) - (0 if view.get("winners") else 1):
             last = rounds[-1]
-            parts.append(f"Hand {last['round']} scores: "
-                         + ", ".join(f"{p} {last['scores'][p]}" for p in view["players"]) + ".")
+            parts.append(_("Hand %(hand)s scores: %(scores)s.", hand=last["round"],
+                           scores=", ".join(f"{p} {last['scores'][p]}" for p in view["players"])))
         parts.append(self.totals_text(view))
         if view.get("winners"):
-            parts.append(f"Game over: {join_names(view['winners'])} won.")
+            parts.append(game_over(view["winners"]))
         elif view.get("phase") == "deal":
-            parts.append(f"{view.get('dealer')} to deal; {view.get('to_play')} plays first.")
+            parts.append(_("%(dealer)s to deal; %(player)s plays first.", dealer=view.get("dealer"),
+                           player=view.get("to_play")))
         elif view.get("to_play"):
-            parts.append(f"{view['to_play']} to play.")
+            parts.append(_("%(player)s to play.", player=view["to_play"]))
         return " ".join(parts)
 
 

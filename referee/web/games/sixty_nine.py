@@ -3,15 +3,18 @@ from __future__ import annotations
 
 from collections import Counter
 
+from flask_babel import gettext as _
+
 from referee.cards import SIXTY_NINE_SPECIALS, SIXTY_NINE_SUITS
 from referee.rules.sixty_nine.sets import copies_of
 from referee.web.games import (
     FormError,
     GameUI,
+    game_over,
     int_or_text,
-    join_names,
     pad_key,
     pad_row,
+    phase_text,
     split_codes,
 )
 
@@ -27,9 +30,9 @@ class SixtyNineUI(GameUI):
     own_forms = frozenset({"deal", "play", "pass", "chance", "pass_chances", "flip", "scramble"})
 
     def facts(self, view):
-        return [("Round", view.get("round")), ("Phase", (view.get("phase") or "").replace("_", " ")),
-                ("To play", view.get("to_play")), ("Dealer", view.get("dealer")), ("Deck", view.get("deck")),
-                ("Target", view.get("target"))]
+        return [(_("Round"), view.get("round")), (_("Phase"), phase_text(view.get("phase") or "")),
+                (_("To play"), view.get("to_play")), (_("Dealer"), view.get("dealer")), (_("Deck"), view.get("deck")),
+                (_("Target"), view.get("target"))]
 
     def forms(self, view):
         chances = view.get("chances") or {}
@@ -61,9 +64,11 @@ class SixtyNineUI(GameUI):
                 rows.setdefault("", []).append(pad_key(code, name, name, offered=offered))
             else:
                 digit, suit = code[:-1], code[-1]
-                rows.setdefault(suit, []).append(pad_key(code, digit, f"{digit} of {suit}",
-                                                         single=copies_of(code) == 1, offered=offered))
-        return [pad_row(f"Suit {suit}" if suit else "Specials", suit, keys) for suit, keys in rows.items()]
+                name = _("%(number)s of %(suit)s", number=digit, suit=suit)
+                rows.setdefault(suit, []).append(pad_key(code, digit, name, single=copies_of(code) == 1,
+                                                         offered=offered))
+        return [pad_row(_("Suit %(suit)s", suit=suit) if suit else _("Specials"), suit, keys)
+                for suit, keys in rows.items()]
 
     def option_field(self, name, spec):
         if name == "dealer":
@@ -77,10 +82,10 @@ class SixtyNineUI(GameUI):
         if kind == "play":
             set_id = form.get("set", "").strip()
             if not set_id:
-                raise FormError("Choose the set the cards go into.")
+                raise FormError(_("Choose the set the cards go into."))
             cards = split_codes(form.get("cards", ""))
             if not cards:
-                raise FormError("Enter the cards played, e.g. 6B 7C.")
+                raise FormError(_("Enter the cards played, e.g. 6B 7C."))
             return {"type": "play", "player": player, "set": int_or_text(set_id), "cards": cards}
         if kind == "pass":
             return {"type": "pass", "player": player, "flip": form.get("flip", "")}
@@ -98,7 +103,7 @@ class SixtyNineUI(GameUI):
             lines = [line for line in lines if line]
             if form.get("decline") != "1":
                 if not lines:
-                    raise FormError("Enter the new arrangement: one set per line.")
+                    raise FormError(_("Enter the new arrangement: one set per line."))
                 move["arrangement"] = lines
             return move
         return super().build(kind, form, view)
@@ -106,15 +111,16 @@ class SixtyNineUI(GameUI):
     def announce(self, view, move):
         parts = []
         table = view.get("table") or []
-        claims = [f"set {s['id']} claimed by {s['claimant']} with {s['count']}" for s in table
-                  if s.get("complete") and s.get("claimant")]
+        claims = [_("set %(set)s claimed by %(player)s with %(count)s", set=s["id"], player=s["claimant"],
+                    count=s["count"]) for s in table if s.get("complete") and s.get("claimant")]
         if claims:
             parts.append("; ".join(claims) + ".")
         parts.append(self.totals_text(view))
         if view.get("winners"):
-            parts.append(f"Game over: {join_names(view['winners'])} won.")
+            parts.append(game_over(view["winners"]))
         elif view.get("to_play"):
-            parts.append(f"{view['to_play']} to play ({(view.get('phase') or '').replace('_', ' ')}).")
+            parts.append(_("%(player)s to play (%(phase)s).", player=view["to_play"],
+                           phase=phase_text(view.get("phase") or "")))
         return " ".join(parts)
 
 

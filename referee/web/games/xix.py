@@ -1,15 +1,17 @@
 """XIX: tricks, the strike decision, the draft and the strike-row trade."""
 from __future__ import annotations
 
-from referee.web.games import FormError, GameUI, int_or_text, join_names
+from flask_babel import gettext as _
+
+from referee.web.games import FormError, GameUI, game_over, int_or_text, phase_text
 
 CARDS = list(range(1, 19))
 
 
-def _int(form, key: str, what: str):
+def _int(form, key: str, missing: str):
     raw = form.get(key, "").strip()
     if not raw:
-        raise FormError(f"Choose {what}.")
+        raise FormError(missing)
     return int_or_text(raw)
 
 
@@ -18,8 +20,8 @@ class XixUI(GameUI):
     own_forms = frozenset({"play", "decide", "draft", "trade"})
 
     def facts(self, view):
-        return [("Exchange", view.get("exchange")), ("Phase", view.get("phase")), ("To act", view.get("to_play")),
-                ("Stakes", view.get("stakes"))]
+        return [(_("Exchange"), view.get("exchange")), (_("Phase"), phase_text(view.get("phase"))),
+                (_("To act"), view.get("to_play")), (_("Stakes"), view.get("stakes"))]
 
     def forms(self, view):
         return {"phase": view.get("phase"), "players": view["players"], "to_play": view.get("to_play"),
@@ -33,34 +35,35 @@ class XixUI(GameUI):
     def build(self, kind, form, view):
         player = form.get("player", "")
         if kind == "play":
-            return {"type": "play", "player": player, "card": _int(form, "card", "a card"),
+            return {"type": "play", "player": player, "card": _int(form, "card", _("Choose a card.")),
                     "from": form.get("from", "closed")}
         if kind == "decide":
             return {"type": "decide", "player": player, "choice": form.get("choice", "")}
         if kind == "draft":
-            return {"type": "draft", "player": player, "card": _int(form, "card", "a card")}
+            return {"type": "draft", "player": player, "card": _int(form, "card", _("Choose a card."))}
         if kind == "trade":
             strike = form.get("strike_card", "").strip()
-            return {"type": "trade", "player": player, "card": _int(form, "card", "the card to give"),
-                    "from": form.get("from", "closed"), "slot": _int(form, "slot", "a strike-row slot"),
+            return {"type": "trade", "player": player, "card": _int(form, "card", _("Choose the card to give.")),
+                    "from": form.get("from", "closed"), "slot": _int(form, "slot", _("Choose a strike-row slot.")),
                     "strike_card": int_or_text(strike) if strike else None}
         return super().build(kind, form, view)
 
     def announce(self, view, move):
         strikes = view.get("strikes") or {}
         points = view.get("points") or {}
-        parts = [f"Strikes: {', '.join(f'{p} {strikes.get(p, 0)}' for p in view['players'])}.",
-                 f"Stakes {view.get('stakes')}.",
-                 f"Points: {', '.join(f'{p} {points.get(p, 0)}' for p in view['players'])}."]
+        parts = [_("Strikes: %(strikes)s.", strikes=", ".join(f"{p} {strikes.get(p, 0)}" for p in view["players"])),
+                 _("Stakes %(stakes)s.", stakes=view.get("stakes")),
+                 _("Points: %(points)s.", points=", ".join(f"{p} {points.get(p, 0)}" for p in view["players"]))]
         if view.get("winners"):
-            parts.append(f"Game over: {join_names(view['winners'])} won.")
+            parts.append(game_over(view["winners"]))
         elif view.get("to_play"):
-            parts.append(f"{view['to_play']} to act ({view.get('phase')}).")
+            parts.append(_("%(player)s to act (%(phase)s).", player=view["to_play"],
+                           phase=phase_text(view.get("phase"))))
         return " ".join(parts)
 
     def totals_text(self, view):
         points = view.get("points") or view.get("standings") or {}
-        return "Points: " + ", ".join(f"{p} {points.get(p, 0)}" for p in view["players"]) + "."
+        return _("Points: %(points)s.", points=", ".join(f"{p} {points.get(p, 0)}" for p in view["players"]))
 
 
 UI = XixUI("xix")

@@ -4,6 +4,22 @@
   "use strict";
   document.documentElement.classList.add("js");
 
+  /* The page's words, in the page's language: the JSON block #texts of base.html (the server
+     translates it). To add a string, add it there and read it with text("key", {name: value}),
+     which fills its {name} placeholders; an unknown key reads as the key itself. */
+  var TEXTS = null;
+  function text(key, values) {
+    if (TEXTS === null) {
+      var block = document.getElementById("texts");
+      try { TEXTS = block ? JSON.parse(block.textContent) : {}; } catch (e) { TEXTS = {}; }
+    }
+    var words = Object.prototype.hasOwnProperty.call(TEXTS, key) ? String(TEXTS[key]) : key;
+    return words.replace(/\{(\w+)\}/g, function (all, name) {
+      return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : all;
+    });
+  }
+  window.RefereeText = text;  /* the other scripts' words (offline.js) */
+
   /* What this phone remembers (colours, keeping the screen on); storage may be off: then nothing is. */
   function remembered(key) {
     try { return window.localStorage.getItem(key); } catch (e) { return null; }
@@ -213,7 +229,7 @@
     }
     cell.dispatchEvent(new Event("input", { bubbles: true }));
     markGridTarget(pad);
-    announce(cell.getAttribute("aria-label") + ": " + (cell.value || "empty"));
+    announce(cell.getAttribute("aria-label") + ": " + (cell.value || text("empty")));
   }
 
   function noteGridCell(e) {
@@ -260,8 +276,9 @@
     field.value = multi ? lines.join("\n") : lines[0];
     if (multi) field.setAttribute("data-line", String(Math.min(i, lines.length - 1)));
     field.dispatchEvent(new Event("input", { bubbles: true }));
-    var label = multi ? "Line " + (Math.min(i, lines.length - 1) + 1) + ": " + (lines[Math.min(i, lines.length - 1)] || "empty")
-                      : (field.value || "empty");
+    var shown = Math.min(i, lines.length - 1);
+    var label = multi ? text("line", { number: shown + 1, cards: lines[shown] || text("empty") })
+                      : (field.value || text("empty"));
     announce(label);
   }
 
@@ -351,8 +368,17 @@
     else { game.setAttribute("data-live", "poll"); window.setTimeout(poll, 1200); }
   }
 
+  /* The language switch: a plain form (its button for phones without scripts); here it reloads as
+     soon as another language is chosen. */
+  function initLanguageSwitch() {
+    var select = document.getElementById("lang");
+    if (!select || !select.form) return;
+    select.addEventListener("change", function () { select.form.submit(); });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     initThemeSwitch();
+    initLanguageSwitch();
     initWakeLock();
     announcer = document.getElementById("announcer");
     if (announcer && announcer.getAttribute("data-announce")) {

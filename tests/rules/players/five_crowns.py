@@ -9,6 +9,8 @@ from collections import Counter
 from referee.cards import FIVE_CROWNS_RANKS, FIVE_CROWNS_SUITS, JOKER
 from referee.rules import five_crowns as fc
 
+from players import ADJUST, adjustment
+
 DECK = [rank + suit for suit in FIVE_CROWNS_SUITS for rank in FIVE_CROWNS_RANKS] + [JOKER]
 
 SAMPLES = {  # a well-formed move of every type (whether the table may make it now is another matter)
@@ -18,6 +20,9 @@ SAMPLES = {  # a well-formed move of every type (whether the table may make it n
     "go_out": {"type": "go_out", "player": "Ann", "melds": [["3H", "3S", "3D"]], "discard": "5S"},
     "final_turn": {"type": "final_turn", "player": "Ann", "cards": ["3H", "4S", "9D"], "discard": "5S"},
     "round_result": {"type": "round_result", "went_out": "Ann", "hands": {}},
+    "correct_round": {"type": "correct_round", "round": 1, "reason": "Bob's hand was Cid's", "went_out": "Ann",
+                      "hands": {}},
+    "adjust": ADJUST,
 }
 
 
@@ -51,6 +56,15 @@ def _books(state: dict, seen: Counter, rng: random.Random, size: int) -> list[li
 
 
 def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
+    table = adjustment(allowed, state["totals"], rng)
+    if table:
+        return table
+    if "correct_round" in allowed and rng.random() < 0.01:  # T-1: a finished round entered again as points
+        number = rng.choice(allowed["correct_round"]["choices"]["round"])
+        seated = list(next(entry for entry in state["rounds"] if entry["round"] == number)["scores"])
+        went_out = rng.choice(seated)
+        return {"type": "correct_round", "round": number, "reason": "entered wrong", "went_out": went_out,
+                "hands": {p: {"points": rng.randint(0, 60)} for p in seated if p != went_out}}
     seen = fc._seen(state)
     if "round_result" in allowed and rng.random() < 0.05:
         went_out = rng.choice(allowed["round_result"]["choices"]["went_out"])

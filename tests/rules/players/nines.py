@@ -8,6 +8,8 @@ from collections import Counter
 
 from referee.cards import JOKER, STANDARD_RANKS, STANDARD_SUITS
 
+from players import ADJUST, adjustment
+
 DECK = [rank + suit for suit in STANDARD_SUITS for rank in STANDARD_RANKS] + [JOKER]
 
 SAMPLES = {  # a well-formed move of every type (whether the table may make it now is another matter)
@@ -16,6 +18,8 @@ SAMPLES = {  # a well-formed move of every type (whether the table may make it n
     "reveal": {"type": "reveal", "player": "Ann", "grid": ["5H"] * 9},
     "reveal_all": {"type": "reveal_all", "grids": {}},
     "hand_result": {"type": "hand_result", "grids": {}},
+    "correct_round": {"type": "correct_round", "round": 1, "reason": "Ann's grid was misread", "grids": {}},
+    "adjust": ADJUST,
 }
 
 
@@ -32,6 +36,14 @@ def _unseen_card(state: dict, seen: Counter, rng: random.Random) -> str:
 
 
 def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
+    table = adjustment(allowed, state["totals"], rng)
+    if table:
+        return table
+    if "correct_round" in allowed and rng.random() < 0.01:  # T-1: a finished hand's grids entered again
+        fresh: Counter = Counter()
+        return {"type": "correct_round", "round": rng.choice(allowed["correct_round"]["choices"]["round"]),
+                "reason": "entered wrong",
+                "grids": {p: [_unseen_card(state, fresh, rng) for _ in range(9)] for p in state["players"]}}
     seen = _seen(state)
     if "deal" in allowed:
         if rng.random() < 0.1:

@@ -9,6 +9,8 @@ from collections import Counter
 from referee.rules.sixty_nine import game
 from referee.rules.sixty_nine.sets import copies_of, read_set
 
+from players import ADJUST, adjustment
+
 ALL_CARDS = [f"{d}{s}" for d in range(10) for s in "ABCDEF"] + ["WILD", "LOCK", "SCRAMBLE"]
 
 SAMPLES = {  # a well-formed move of every type (whether the table may make it now is another matter)
@@ -19,6 +21,7 @@ SAMPLES = {  # a well-formed move of every type (whether the table may make it n
     "pass_chances": {"type": "pass_chances"},
     "flip": {"type": "flip", "player": "Ann", "card": "7C"},
     "scramble": {"type": "scramble", "player": "Ann"},
+    "adjust": ADJUST,
 }
 
 
@@ -34,6 +37,9 @@ def _fitting(table_set: dict, fresh: list[str]) -> str | None:
 
 
 def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
+    table = adjustment(allowed, state["totals"], rng)
+    if table:
+        return table
     kind, entry = next(iter(allowed.items()))
     player = (entry["players"] or [None])[0]
     fresh = _fresh(state, rng)

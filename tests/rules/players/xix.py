@@ -6,11 +6,14 @@ import random
 
 from referee.rules import xix
 
+from players import ADJUST, adjustment
+
 SAMPLES = {  # a well-formed move of every type (whether the table may make it now is another matter)
     "play": {"type": "play", "player": "Ann", "card": 7, "from": "closed"},
     "decide": {"type": "decide", "player": "Ann", "choice": "raise"},
     "draft": {"type": "draft", "player": "Ann", "card": 7},
     "trade": {"type": "trade", "player": "Ann", "card": 7, "from": "closed", "slot": 0},
+    "adjust": ADJUST,
 }
 
 
@@ -24,6 +27,9 @@ def _card(state: dict, player: str, source: str, rng: random.Random) -> int:
 
 
 def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
+    table = adjustment(allowed, state["points"], rng)
+    if table:
+        return table
     kind, entry = next(iter(allowed.items()))
     player, choices = entry["players"][0], entry.get("choices", {})
     if kind == "decide":
