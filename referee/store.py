@@ -21,13 +21,14 @@ import os
 import re
 import secrets
 import string
+import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 
 from referee import events, metrics
 from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
@@ -101,6 +102,45 @@ def get_game(game_id: str) -> Game:
     if game is None:
         raise _not_found(game_id)
     return game
+
+
+_HEAD = select(Game.version, Game.revision).where(Game.id == bindparam("id"))
+
+
+def game_tag(game_id: str) -> str:
+    """The game's ETag (unquoted) from its version and revision alone, without reading its state:
+    what a follower's ``If-None-Match`` is checked against."""
+    # Core on the session's connection: the ORM's statement handling would cost more than the read
+    head = db.session.connection().execute(_HEAD, {"id": game_id}).first() if _possible_id(game_id) else None
+    if head is None:
+        raise _not_found(game_id)
+    return events.tag_of(head.version, head.revision)
+
+
+class ViewCache:
+    """The JSON of recent games' views, by game id, each with the ETag it was made at. An ETag names
+    one state forever (``events.tag_of``: every write counts in the revision), so a copy made at the
+    tag that the database holds now is the view as it is now, in any process: followers that read a
+    game after each move share one rendering of it instead of each loading and encoding its state."""
+
+    def __init__(self, size: int = 512):
+        self.size = size
+        self._views: dict[str, tuple[str, bytes]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str, tag: str) -> bytes | None:
+        found = self._views.get(game_id)
+        return found[1] if found is not None and found[0] == tag else None
+
+    def put(self, game_id: str, tag: str, body: bytes) -> None:
+        with self._lock:
+            self._views.pop(game_id, None)
+            self._views[game_id] = (tag, body)
+            while len(self._views) > self.size:  # the least recently stored goes first
+                self._views.pop(next(iter(self._views)))
+
+
+views = ViewCache()
 
 
 def live_move(game_id: str, version: int) -> Move | None:

@@ -1,7 +1,7 @@
 """Games, moves, undo: the thin HTTP layer over ``referee.store``."""
 from __future__ import annotations
 
-from flask import jsonify, request, url_for
+from flask import current_app, jsonify, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -106,16 +106,22 @@ class GameResource(MethodView):
     @problem_response(blp, 404, "No such game")
     def get(self, query, game_id):
         """The public state of a game (or, with ``at``, the table as it was after that many moves)."""
-        game = store.get_game(game_id)
         if "at" in query:
+            game = store.get_game(game_id)
             at = min(query["at"], game.version)
             return _game_response(store.game_view(game, store.replay(game, at), version=at))
-        etag = f'"{store.entity_tag(game)}"'
-        if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
-            response = _game_response({"version": game.version, "etag": store.entity_tag(game)}, 304)
-            response.set_data(b"")
-            return response
-        return _game_response(store.game_view(game))
+        # A follower asks again and again: answer from the version and revision alone when it can
+        # (304, or the view already encoded at this ETag), and load the state only for a new one.
+        tag = store.game_tag(game_id)
+        if f'"{tag}"' in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
+            return current_app.response_class(status=304, headers={"ETag": f'"{tag}"'})
+        body = store.views.get(game_id, tag)
+        if body is None:
+            view = store.game_view(store.get_game(game_id))
+            body = current_app.json.response(view).get_data()
+            store.views.put(game_id, view["etag"], body)
+            tag = view["etag"]  # a write may have come between the two reads: this is the view's own
+        return current_app.response_class(body, mimetype="application/json", headers={"ETag": f'"{tag}"'})
 
 
 @blp.route("/games/<game_id>/moves")
