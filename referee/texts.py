@@ -110,26 +110,35 @@ def fields_of(msgid: str) -> set[str]:
 _MARK, _PARTS = "$text", "$texts"
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # left as they are: no call per card or number
+
+
 def pack(value: Any) -> Any:
-    """``value`` with every Text inside turned into plain JSON that ``unpack`` turns back."""
-    if isinstance(value, Joined):
+    """``value`` with every Text inside turned into plain JSON that ``unpack`` turns back. Every
+    stored state goes through here, so plain values are passed over without a call each."""
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) in _PLAIN else pack(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [v if type(v) in _PLAIN else pack(v) for v in value]
+    if kind is Joined:
         return {_PARTS: [pack(p) for p in value.parts], "sep": value.sep}
-    if isinstance(value, Text):
+    if kind is Text:
         return {_MARK: value.msgid, "params": {k: pack(v) for k, v in value.params.items()}}
-    if isinstance(value, dict):
+    if isinstance(value, dict):  # subclasses, rarely
         return {k: pack(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [pack(v) for v in value]
     return value
 
 
 def unpack(value: Any) -> Any:
-    if isinstance(value, dict):
-        if len(value) == 2 and isinstance(value.get(_MARK), str) and isinstance(value.get("params"), dict):
-            return Text(value[_MARK], {k: unpack(v) for k, v in value["params"].items()})
-        if len(value) == 2 and isinstance(value.get(_PARTS), list) and isinstance(value.get("sep"), str):
-            return Joined([unpack(p) for p in value[_PARTS]], value["sep"])
-        return {k: unpack(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [unpack(v) for v in value]
+    kind = type(value)
+    if kind is dict:
+        if len(value) == 2:
+            if isinstance(value.get(_MARK), str) and isinstance(value.get("params"), dict):
+                return Text(value[_MARK], {k: unpack(v) for k, v in value["params"].items()})
+            if isinstance(value.get(_PARTS), list) and isinstance(value.get("sep"), str):
+                return Joined([unpack(p) for p in value[_PARTS]], value["sep"])
+        return {k: v if type(v) in _PLAIN else unpack(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _PLAIN else unpack(v) for v in value]
     return value
