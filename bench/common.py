@@ -180,11 +180,11 @@ WRK_SCRIPT = ROOT / "bench" / "wrk.lua"
 
 
 def wrk(base: str, clients: int, duration: float, mode: str, path: str = "/", body: str = "",
-        games_file: str = "", moves_file: str = "") -> dict:
+        games_file: str = "", moves_file: str = "", if_none_match: str = "") -> dict:
     """Run wrk with one thread per connection (so each connection's requests are sequential) and
     return requests/s, p50 and p99 in ms, and the count of non-2xx answers and socket errors."""
     env = dict(os.environ, BENCH_MODE=mode, BENCH_PATH=path, BENCH_BODY=body, BENCH_GAMES=games_file,
-               BENCH_MOVES=moves_file)
+               BENCH_MOVES=moves_file, BENCH_IF_NONE_MATCH=if_none_match)
     cmd = ["wrk", "-t", str(clients), "-c", str(clients), "-d", f"{int(duration)}s", "--timeout", "10s",
            "-s", str(WRK_SCRIPT), base + path]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=duration + 60)

@@ -45,6 +45,7 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
             r = http.post(f"{referee.base}/api/v1/games/{shown['id']}/moves", json=move,
                           headers={"Authorization": f"Bearer {shown['token']}"}, timeout=10)
             assert r.status_code == 201, r.text
+        shown_tag = r.headers["ETag"]
         rss_start = referee.worker_rss_mib()
         for n in clients:
             games = [create_game(referee.base, http) for _ in range(GAMES)]
@@ -58,12 +59,14 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
                 ("POST /judge/ninety-nine/play", wrk(referee.base, n, duration, "post",
                                                       "/api/v1/judge/ninety-nine/play", JUDGE_BODY)),
                 ("GET /games/{id} (v200)", wrk(referee.base, n, duration, "get", f"/api/v1/games/{shown['id']}")),
+                ("GET /games/{id} 304", wrk(referee.base, n, duration, "get", f"/api/v1/games/{shown['id']}",
+                                            if_none_match=shown_tag)),
                 ("POST /games/{id}/moves", wrk(referee.base, n, duration, "moves", "/",
                                                 games_file=games_file, moves_file=moves_file)),
             ):
                 rows.append(dict(db=db, worker=worker_class, what=what, clients=n, **result,
                                  ratio=result["rps"] / base_hello["rps"]))
-            print_rows(rows[-4:])
+            print_rows(rows[-5:])
         rss_end = referee.worker_rss_mib()
         total = sum(r["requests"] for r in rows if r["what"] != "hello (baseline)")
         print(f"[{db} {worker_class}] worker RSS MiB after warm-up {rss_start} -> after {total} referee requests {rss_end}",

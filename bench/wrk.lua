@@ -1,6 +1,6 @@
 -- wrk script for bench/http.py. One thread per connection, so each connection's requests are
 -- sequential. BENCH_MODE:
---   get    GET BENCH_PATH
+--   get    GET BENCH_PATH (with If-None-Match: BENCH_IF_NONE_MATCH when set: a follower's 304)
 --   post   POST BENCH_BODY (JSON) to BENCH_PATH
 --   moves  each thread cycles through its own games (BENCH_GAMES: lines "thread id token") and
 --          posts to each, in order, the next move of the legal stream in BENCH_MOVES (one JSON
@@ -33,7 +33,8 @@ function init(args)
   elseif mode == "post" then
     req = wrk.format("POST", path, {["Content-Type"] = "application/json"}, os.getenv("BENCH_BODY"))
   else
-    req = wrk.format("GET", path)
+    local tag = os.getenv("BENCH_IF_NONE_MATCH") or ""
+    req = wrk.format("GET", path, tag ~= "" and {["If-None-Match"] = tag} or nil)
   end
 end
 
