@@ -31,7 +31,7 @@ from referee.rules.base import RuleError
 from referee.web import chart
 from referee.web.games import FormError, ui_for
 from referee.web.views import (
-    _engine, _error_page, _form_key, _form_tag, _not_at_the_table, _remember, bp, device_label, group_key, home,
+    _engine, _error_page, _not_at_the_table, _remember, bp, device_label, form_write, group_key, home,
     remember_group, standing, table_key, usable_engines,
 )
 
@@ -243,11 +243,8 @@ def correct(game_id, number):
         except FormError as exc:
             refusal, status = {"detail": str(exc), "rule": None}, 400
         else:
-            write = store.WriteRequest(game_id=game.id, token=None, phone=key, if_match=_form_tag(request.form),
-                                       idempotency_key=_form_key(request.form.get("idempotency_key", "")),
-                                       fingerprint=store.request_fingerprint([request.path, payload]))
             try:
-                result = store.apply_move(write, payload)
+                result = store.apply_move(form_write(game, key, payload), payload)
             except RuleError as exc:
                 refusal, status = {"detail": say(exc.detail), "rule": exc.rule}, exc.status
             except store.StoreError as exc:

@@ -216,6 +216,14 @@ def standing(game, resolve=lambda name: name) -> dict:
     return line
 
 
+def form_write(game, key: str, payload: dict) -> store.WriteRequest:
+    """A move posted from a page's form: by this phone's key, on the version the page showed, with
+    the form's own idempotency key (a form posted twice applies once)."""
+    return store.WriteRequest(game_id=game.id, token=None, phone=key, if_match=_form_tag(request.form),
+                              idempotency_key=_form_key(request.form.get("idempotency_key", "")),
+                              fingerprint=store.request_fingerprint([request.path, payload]))
+
+
 def table_key(game) -> str | None:
     """This phone's key to the game when it still opens it (valid, not revoked), else None. A key that
     no longer opens the game leaves the cookie, and the page says why (``g.key_revoked``)."""
@@ -496,11 +504,8 @@ def move(game_id):
             return _error_page(400, _("The move is incomplete"), str(exc), kind="incomplete-move")
         flash({"detail": str(exc), "rule": None}, "refused")
         return back
-    write = store.WriteRequest(game_id=game.id, token=None, phone=key, if_match=_form_tag(request.form),
-                               idempotency_key=_form_key(request.form.get("idempotency_key", "")),
-                               fingerprint=store.request_fingerprint([request.path, payload]))
     try:
-        result = store.apply_move(write, payload)
+        result = store.apply_move(form_write(game, key, payload), payload)
     except RuleError as exc:
         if as_json:
             return problem(exc.status, exc.title, exc.detail, exc.kind, rule=exc.rule, legal=exc.legal,
