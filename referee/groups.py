@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import and_, exists, func, or_, select, update
+from sqlalchemy import and_, exists, func, or_, select
 
 from referee import events, store
 from referee.errors import InvalidInput
@@ -60,14 +60,7 @@ def get_group(group_id) -> Group:
 
 def _lock_group(group_id) -> Group:
     """Lock the group's row, first statement of the transaction (as ``store.lock_game`` does)."""
-    if not store._possible_id(group_id):
-        raise _not_found(group_id)
-    group = db.session.scalars(update(Group).where(Group.id == group_id).values(name=Group.name)
-                               .returning(Group), execution_options={"populate_existing": True}).first()
-    if group is None:
-        db.session.rollback()
-        raise _not_found(group_id)
-    return group
+    return store.lock_row(Group, group_id, Group.name, _not_found)
 
 
 def check_group_token(group: Group, token: str | None) -> None:
@@ -80,15 +73,7 @@ def check_group_token(group: Group, token: str | None) -> None:
         raise store.StoreError(403, "Wrong token", N_("This token does not open this group."), "forbidden")
 
 
-def _locked(work):
-    with store.writer_queue():
-        try:
-            result = work()
-            db.session.commit()
-            return result
-        except Exception:
-            db.session.rollback()
-            raise
+_locked = store.committed  # a group write: one unit of work, committed or rolled back whole
 
 
 def create_group(name: str) -> tuple[Group, str]:

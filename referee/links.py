@@ -70,15 +70,7 @@ def derived_secret(phone_secret: str, link_id: str) -> str:
 
 def _locked(game_id: str, work: Callable[[Game], object]):
     """Run ``work(game)`` on the locked game row and commit (everything rolled back on a refusal)."""
-    with store.writer_queue():
-        try:
-            game = store.lock_game(game_id)
-            result = work(game)
-            db.session.commit()
-            return result
-        except Exception:
-            db.session.rollback()
-            raise
+    return store.committed(lambda: work(store.lock_game(game_id)))
 
 
 def _issue(game: Game, kind: str, label: str | None, parent_id: str | None,

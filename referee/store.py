@@ -25,7 +25,7 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Callable
 
 from flask import current_app
 from sqlalchemy import bindparam, delete, select, update
@@ -224,19 +224,36 @@ class WriteResult:
     replayed: bool = False
 
 
+def lock_row(model, row_id: str, column, not_found: Callable[[Any], StoreError]):
+    """Lock a row of ``model`` (a game, a group) and read it, as the first statement of the
+    transaction: an ``UPDATE`` that sets ``column`` to itself, ``RETURNING`` the row (see the module
+    docstring; RETURNING needs SQLite 3.35 or newer, PostgreSQL has it)."""
+    if not _possible_id(row_id):
+        raise not_found(row_id)
+    row = db.session.scalars(update(model).where(model.id == row_id).values({column: column}).returning(model),
+                             execution_options={"populate_existing": True}).first()
+    if row is None:
+        db.session.rollback()
+        raise not_found(row_id)
+    return row
+
+
 def lock_game(game_id: str) -> Game:
     """Lock the game's row (the first statement of the transaction) and read it."""
-    if not _possible_id(game_id):
-        raise _not_found(game_id)
-    # First statement of the transaction: take the lock and read the row in the same statement
-    # (see the module docstring); RETURNING needs SQLite 3.35 or newer, PostgreSQL has it.
-    game = db.session.scalars(
-        update(Game).where(Game.id == game_id).values(version=Game.version).returning(Game),
-        execution_options={"populate_existing": True}).first()
-    if game is None:
-        db.session.rollback()
-        raise _not_found(game_id)
-    return game
+    return lock_row(Game, game_id, Game.version, _not_found)
+
+
+def committed(work: Callable[[], Any]) -> Any:
+    """Run ``work()`` as one write (in the writer queue) and commit it; roll everything back if it
+    raises. ``work`` locks what it changes first (``lock_row``)."""
+    with writer_queue():
+        try:
+            result = work()
+            db.session.commit()
+            return result
+        except Exception:
+            db.session.rollback()
+            raise
 
 
 def check_token(game: Game, token: str | None) -> None:
