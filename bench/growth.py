@@ -10,6 +10,10 @@ move 5 and an old one to move 995 untimed; then moves 6-15 of the young game and
 old one are posted in turns and timed, so both see the same machine at the same moments ("move
 10" and "move 1000" are the medians). Undo is timed the same way at versions 15 and 1005 (undo,
 then the same move posted again, several times).
+
+Writes send ``Prefer: return=minimal`` (the answer without the finished rounds, as a phone that
+follows the game with GET needs it) unless ``--answer full``; the full state's size (a GET) is
+printed beside the answer's.
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from bench.common import PG_URL, Server, create_game, machine, move_stream, rese
 UNDO_REPEATS = 5
 
 
-def measure(db: str, games: int, moves: int, stream: list[dict]) -> dict:
+def measure(db: str, games: int, moves: int, stream: list[dict], answer: str = "minimal") -> dict:
     if db == "sqlite":
         url = f"sqlite:///{tempfile.mkdtemp(prefix='bench-')}/growth.sqlite3"
     else:
@@ -38,7 +42,10 @@ def measure(db: str, games: int, moves: int, stream: list[dict]) -> dict:
 
         def post(game, path, body=None):
             url = f"{server.base}/api/v1/games/{game['id']}/{path}"
-            r = http.post(url, json=body, headers={"Authorization": f"Bearer {game['token']}"}, timeout=60)
+            headers = {"Authorization": f"Bearer {game['token']}"}
+            if answer == "minimal":
+                headers["Prefer"] = "return=minimal"
+            r = http.post(url, json=body, headers=headers, timeout=60)
             assert r.status_code in (200, 201), (path, r.status_code, r.text)
             return r
 
@@ -55,6 +62,7 @@ def measure(db: str, games: int, moves: int, stream: list[dict]) -> dict:
                     r = post(game, "moves", stream[side["at"] + step])
                     side["times"].append(time.perf_counter() - t)
                     side["bytes"] = len(r.content)
+                side["state_bytes"] = len(http.get(f"{server.base}/api/v1/games/{game['id']}").content)
             for _ in range(UNDO_REPEATS):
                 for side, game in pair:
                     t = time.perf_counter()
@@ -66,7 +74,8 @@ def measure(db: str, games: int, moves: int, stream: list[dict]) -> dict:
     return {"db": db, "move10_ms": ms(young["times"]), "move_late_ms": ms(old["times"]),
             "ratio": ms(old["times"]) / ms(young["times"]), "undo10_ms": ms(young["undo"]),
             "undo_late_ms": ms(old["undo"]), "moves": moves, "body10": young["bytes"],
-            "body_late": old["bytes"], "rss": rss}
+            "body_late": old["bytes"], "state10": young["state_bytes"], "state_late": old["state_bytes"],
+            "rss": rss}
 
 
 def main() -> None:
@@ -74,15 +83,18 @@ def main() -> None:
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgres"], choices=["sqlite", "postgres"])
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--moves", type=int, default=1000)
+    parser.add_argument("--answer", choices=["minimal", "full"], default="minimal",
+                        help="the answer a write asks for (Prefer: return=minimal, or the whole state)")
     args = parser.parse_args()
     print(machine(), flush=True)
     stream = move_stream(args.moves + 5)
     for db in args.db:
         started = time.time()
-        r = measure(db, args.games, args.moves, stream)
+        r = measure(db, args.games, args.moves, stream, args.answer)
         print(f"{db:8} move 10: {r['move10_ms']:.2f} ms   move {r['moves']}: {r['move_late_ms']:.2f} ms   "
               f"ratio {r['ratio']:.2f}   undo at 10: {r['undo10_ms']:.2f} ms   undo at {r['moves']}: "
-              f"{r['undo_late_ms']:.2f} ms   response bytes {r['body10']} -> {r['body_late']}   "
+              f"{r['undo_late_ms']:.2f} ms   {args.answer} answer bytes {r['body10']} -> {r['body_late']}   "
+              f"state (GET) bytes {r['state10']} -> {r['state_late']}   "
               f"worker RSS MiB {r['rss']}   ({time.time() - started:.0f} s)", flush=True)
 
 

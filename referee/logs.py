@@ -5,7 +5,6 @@ a token, a table link's code (that stays in the link's fragment) or a game's id,
 reaches a log line."""
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import time
@@ -14,7 +13,7 @@ from datetime import datetime, timezone
 
 from flask import Flask, g, request
 
-from referee import metrics
+from referee import jsonio, metrics
 
 REQUEST_ID = "X-Request-Id"
 
@@ -26,7 +25,7 @@ class JsonLines(logging.Formatter):
         line.update(getattr(record, "fields", None) or {"message": record.getMessage()})
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
-        return json.dumps(line, ensure_ascii=False)
+        return jsonio.line(line)
 
 
 class StdoutHandler(logging.StreamHandler):

@@ -15,13 +15,11 @@ db = SQLAlchemy()
 
 class StateJSON(TypeDecorator):
     """JSON that keeps the marked texts of a state (events, score breakdowns) translatable: they
-    are stored as their msgid and params and read back as ``referee.texts.Text``."""
+    are stored as their msgid and params (the engine's serializer, ``referee.jsonio.stored``, writes
+    them so) and read back as ``referee.texts.Text``."""
 
     impl = JSON
     cache_ok = True
-
-    def process_bind_param(self, value, dialect):
-        return texts.pack(value)
 
     def process_result_value(self, value, dialect):
         return texts.unpack(value)
@@ -124,7 +122,7 @@ class IdempotencyRecord(db.Model):
     key = db.Column(db.String(200), nullable=False)
     request_hash = db.Column(db.String(64), nullable=False)
     status_code = db.Column(db.Integer, nullable=False)
-    response = db.Column(JSON, nullable=False)
+    response = db.Column(StateJSON, nullable=False)  # a replayed answer's texts still translate
     created_at = db.Column(db.DateTime(timezone=True), nullable=False, default=_now)
 
 

@@ -28,7 +28,7 @@ from datetime import timedelta
 from typing import Any, Callable
 
 from flask import current_app
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 
 from referee import events, metrics
 from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
@@ -110,8 +110,11 @@ _HEAD = select(Game.version, Game.revision).where(Game.id == bindparam("id"))
 def game_tag(game_id: str) -> str:
     """The game's ETag (unquoted) from its version and revision alone, without reading its state:
     what a follower's ``If-None-Match`` is checked against."""
-    # Core on the session's connection: the ORM's statement handling would cost more than the read
-    head = db.session.connection().execute(_HEAD, {"id": game_id}).first() if _possible_id(game_id) else None
+    if not _possible_id(game_id):
+        raise _not_found(game_id)
+    # Core on a pooled connection, no ORM session: making and closing one cost more than the read
+    with db.engine.connect() as connection:
+        head = connection.execute(_HEAD, {"id": game_id}).first()
     if head is None:
         raise _not_found(game_id)
     return events.tag_of(head.version, head.revision)
@@ -241,6 +244,70 @@ def lock_row(model, row_id: str, column, not_found: Callable[[Any], StoreError])
 def lock_game(game_id: str) -> Game:
     """Lock the game's row (the first statement of the transaction) and read it."""
     return lock_row(Game, game_id, Game.version, _not_found)
+
+
+class StateCache(ViewCache):
+    """The states of recent games, by game id, each with the ETag it was made at: a write finds the
+    state it builds on here instead of reading and unpacking it (its stored JSON grows with the
+    game). Safe for the reason ``ViewCache`` is: an ETag names one state forever. The engines never
+    change a state they are given (``rules.base.apply_move`` works on a copy), so one object serves."""
+
+
+states = StateCache(size=128)  # a few active tables per worker; a miss reads the row
+
+_GAMES = Game.__table__
+_LOCK = (update(_GAMES).where(_GAMES.c.id == bindparam("game_id")).values(version=_GAMES.c.version)
+         .returning(*[_GAMES.c[name] for name in ("id", "game", "players", "options", "token_hash", "version",
+                                                   "revision", "status", "group_id", "rematch_id",
+                                                   "rematch_of_id")]))
+_STATE = select(_GAMES.c.state).where(_GAMES.c.id == bindparam("game_id"))
+# built once: a statement with its values inline is compiled and keyed again on every call
+_SAVE = update(_GAMES).where(_GAMES.c.id == bindparam("of_game"))
+
+
+class LockedGame:
+    """The game row as a write holds it, read by one Core statement (the ORM's unit of work cost a
+    move more than its commit): what the checks read, and the state, loaded only when a write
+    needs it and no copy at this ETag is in ``states``. ``save`` writes back what changed."""
+
+    def __init__(self, row):
+        for name, value in row._mapping.items():
+            setattr(self, name, value)
+        self._tag = entity_tag(self)  # as read: the tag ``state`` was stored at
+        self._state = None
+
+    @property
+    def state(self) -> dict:
+        if self._state is None:
+            self._state = states.get(self.id, self._tag)
+            if self._state is None:
+                self._state = db.session.connection().execute(_STATE, {"game_id": self.id}).scalar_one()
+        return self._state
+
+    @state.setter
+    def state(self, value: dict) -> None:
+        self._state = value
+
+    def save(self) -> None:
+        """Write the changed row (in the transaction; ``remember`` once it is committed)."""
+        db.session.connection().execute(_SAVE, {"of_game": self.id, "version": self.version, "revision": self.revision,
+                                                "state": self._state, "status": self.status})
+
+    def remember(self) -> None:
+        """After the commit: the state as it now is, for the next write on this game."""
+        if self._state is not None:
+            states.put(self.id, entity_tag(self), self._state)
+
+
+def lock_game_row(game_id: str) -> LockedGame:
+    """``lock_game`` for a write on the game's moves: the same lock, read without the ORM."""
+    if not _possible_id(game_id):
+        raise _not_found(game_id)
+    row = db.session.connection().execute(_LOCK, {"game_id": game_id}).first()
+    if row is None:
+        db.session.rollback()
+        raise _not_found(game_id)
+    return LockedGame(row)
 
 
 def committed(work: Callable[[], Any]) -> Any:
@@ -410,7 +477,7 @@ def _write(request: WriteRequest, change, status: int, check=None) -> WriteResul
 
 def _locked_write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
     try:
-        game = lock_game(request.game_id)
+        game = lock_game_row(request.game_id)
         check_writer(game, request)
         previous = _replayed(game, request)
         if previous:
@@ -422,12 +489,14 @@ def _locked_write(request: WriteRequest, change, status: int, check=None) -> Wri
             check(game)
         _check_version(game, request.if_match)
         body = change(game)
+        game.save()
         _purge_expired(game)
         if request.idempotency_key:
-            db.session.add(IdempotencyRecord(game_id=game.id, key=request.idempotency_key,
-                                             request_hash=request.fingerprint, status_code=status,
-                                             response=body))
+            db.session.connection().execute(insert(IdempotencyRecord.__table__).values(
+                game_id=game.id, key=request.idempotency_key, request_hash=request.fingerprint,
+                status_code=status, response=body))
         db.session.commit()
+        game.remember()
         return WriteResult(status, body)
     except Exception:
         db.session.rollback()
@@ -447,23 +516,31 @@ def _tell(result: WriteResult, announced: list) -> None:
         events.committed(announced[-1])
 
 
+_MOVES = Move.__table__
+# the next position in the log is read in the INSERT itself: one statement, not two
+_INSERT_MOVE = insert(_MOVES).values(
+    game_id=bindparam("of_game"),
+    seq=select(func.coalesce(func.max(_MOVES.c.seq), 0) + 1).where(_MOVES.c.game_id == bindparam("of_game"))
+    .scalar_subquery())
+
+
 def apply_move(request: WriteRequest, move: Any) -> WriteResult:
     applied, announced = [], []
 
-    def change(game: Game) -> dict:
+    def change(game: LockedGame) -> dict:
         engine = engine_for(game.game)
         applied.append(game.game)
         state = engine.apply(game.state, move)  # RuleError leaves everything as it was
-        seq = (db.session.scalar(select(db.func.max(Move.seq)).where(Move.game_id == game.id)) or 0) + 1
         game.version += 1
         game.revision += 1
         checkpoint = state if game.version % CHECKPOINT_EVERY == 0 else None
-        db.session.add(Move(game_id=game.id, seq=seq, version=game.version, payload=move,
-                            idempotency_key=request.idempotency_key, checkpoint=checkpoint))
+        db.session.connection().execute(_INSERT_MOVE, {
+            "of_game": game.id, "version": game.version, "payload": move,
+            "idempotency_key": request.idempotency_key, "checkpoint": checkpoint})
         _announce(game, "move", announced)
         return _save_state(game, state)
 
-    def well_formed(game: Game) -> None:
+    def well_formed(game: LockedGame) -> None:
         load_move(engine_for(game.game), game.state, move)
 
     result = _write(request, change, 201, well_formed)
@@ -476,7 +553,7 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
 def undo(request: WriteRequest) -> WriteResult:
     announced = []
 
-    def change(game: Game) -> dict:
+    def change(game: LockedGame) -> dict:
         last = live_move(game.id, game.version)
         if last is None:
             raise StoreError(409, "Nothing to undo", N_("No move has been played yet."), "nothing-to-undo")
@@ -492,7 +569,7 @@ def undo(request: WriteRequest) -> WriteResult:
     return result
 
 
-def _save_state(game: Game, state: dict) -> dict:
+def _save_state(game: LockedGame, state: dict) -> dict:
     """Keep the new state on the game row; returns its public view (computed once, for both)."""
     view = game_view(game, state)
     game.state = state

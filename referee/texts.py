@@ -113,6 +113,14 @@ _MARK, _PARTS = "$text", "$texts"
 _PLAIN = frozenset({str, int, float, bool, type(None)})  # left as they are: no call per card or number
 
 
+def packed_one(value: Text) -> dict:
+    """The stored form of one Text, its params left as they are: ``pack`` applies it throughout, and
+    a JSON encoder calls it for each Text it meets (``referee.jsonio``)."""
+    if type(value) is Joined:
+        return {_PARTS: list(value.parts), "sep": value.sep}
+    return {_MARK: value.msgid, "params": value.params}
+
+
 def pack(value: Any) -> Any:
     """``value`` with every Text inside turned into plain JSON that ``unpack`` turns back. Every
     stored state goes through here, so plain values are passed over without a call each."""

@@ -25,6 +25,9 @@ WRITE_HEADERS = [
      "description": 'The version the client saw, e.g. "3"; 412 when the game has moved on.'},
     {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "maxLength": 200},
      "description": "A retry with the same key returns the first answer and applies nothing."},
+    {"in": "header", "name": "Prefer", "required": False, "schema": {"type": "string", "example": "return=minimal"},
+     "description": "return=minimal (RFC 7240): the new state without the finished rounds (`rounds`), which "
+                    "grow with the game; `GET /games/{id}` has them. Answered with Preference-Applied."},
 ]
 
 
@@ -70,9 +73,19 @@ def write_request(game_id: str, payload) -> store.WriteRequest:
     )
 
 
+def prefers_minimal() -> bool:
+    """``Prefer: return=minimal`` (RFC 7240) on a write."""
+    return any(part.strip().lower() == "return=minimal"
+               for value in request.headers.getlist("Prefer") for part in value.split(","))
+
+
 def _written(result: store.WriteResult):
     headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
-    return _game_response(result.body, result.status, **headers)
+    body = result.body
+    if prefers_minimal():  # the finished rounds grow with the game: a follower reads them with GET
+        body = {key: value for key, value in body.items() if key != "rounds"}
+        headers["Preference-Applied"] = "return=minimal"
+    return _game_response(body, result.status, **headers)
 
 
 @blp.route("/games")
@@ -100,7 +113,7 @@ class Games(MethodView):
 @blp.route("/games/<game_id>", endpoint="Game")
 class GameResource(MethodView):
     @blp.doc(operationId="getGame")
-    @blp.arguments(GameQuerySchema, location="query")
+    @blp.arguments(GameQuerySchema(), location="query")  # one instance, not one per request
     @blp.response(200, "AnyGame", headers={"ETag": {"schema": {"type": "string"}}})
     @blp.alt_response(304, description="Not modified (If-None-Match matches the version)")
     @problem_response(blp, 404, "No such game")

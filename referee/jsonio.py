@@ -1,0 +1,62 @@
+"""JSON in and out with orjson (C, several times the standard library's speed): the stored states
+and move payloads (``stored``, the database engine's serializer), the answers (``JSONProvider``)
+and the log lines. What each writes is what the standard library wrote, read back the same way."""
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask.json.provider import DefaultJSONProvider
+
+from referee import texts
+
+loads = orjson.loads
+
+# Text is a str subclass: passed through, it comes to ``_stored`` and keeps its msgid and params
+_STORED = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_NON_STR_KEYS
+
+
+def _stored(value: Any) -> Any:
+    if isinstance(value, texts.Text):
+        return texts.packed_one(value)
+    for kind in (dict, list, str, int, float):  # any other subclass stores as its base type
+        if isinstance(value, kind):
+            return kind(value)
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def stored(value: Any) -> str:
+    """A value as the database keeps it: every marked text as ``texts.unpack`` reads it back (the
+    work ``texts.pack`` does, without walking the value in Python)."""
+    return orjson.dumps(value, default=_stored, option=_STORED).decode()
+
+
+def line(value: dict) -> str:
+    """A log line: marked texts as their English words, anything unknown as its ``str``."""
+    return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+_ANSWER = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
+
+
+class JSONProvider(DefaultJSONProvider):
+    """Flask's JSON with orjson: the same values out (dates as HTTP dates, dataclasses as dicts, by
+    Flask's own ``default``), UTF-8 rather than ``\\u`` escapes. Pretty-printing and any other
+    option go to the standard library as before."""
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        if kwargs or self.sort_keys:
+            return super().dumps(obj, **kwargs)
+        return orjson.dumps(obj, default=self.default, option=_ANSWER).decode()
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return super().loads(s, **kwargs) if kwargs else orjson.loads(s)
+
+    def response(self, *args: Any, **kwargs: Any):
+        obj = self._prepare_response_obj(args, kwargs)
+        if self.compact is False or (self.compact is None and self._app.debug):
+            return super().response(obj)
+        return self._app.response_class(orjson.dumps(obj, default=self.default, option=_ANSWER) + b"\n",
+                                         mimetype=self.mimetype)

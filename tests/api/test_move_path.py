@@ -1,0 +1,73 @@
+"""The move's write path (issue 17): a write builds on the state this process kept at the game's
+ETag (store.states) or, when another process has written since, on the state the database holds;
+``Prefer: return=minimal`` leaves the finished rounds out of a write's answer."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from play_helpers import play
+
+from referee import store
+
+PLAYERS = ["Ann", "Bob", "Cid"]
+
+
+def _snapshot_is_the_replay(client, game):
+    url = f"/api/v1/games/{game['id']}"
+    now = client.get(url).get_json()
+    replayed = client.get(url, query_string={"at": now["version"]}).get_json()
+    for body in (now, replayed):
+        body.pop("etag")
+    assert now == replayed
+    return now
+
+
+@pytest.mark.parametrize("name", ["ninety-nine", "five-crowns", "sixty-nine"])
+def test_writes_by_another_process_are_read_from_the_database(client, api, monkeypatch, name):
+    """Another process's write leaves this process's copy at an older ETag: the next write here
+    must read the state the database holds, not build on its copy."""
+    skip = random.Random(7)
+    kept = store.states.put
+
+    def sometimes_elsewhere(game_id, tag, state):  # a third of the writes happen "in another process"
+        if skip.random() < 0.35:
+            return
+        kept(game_id, tag, state)
+
+    monkeypatch.setattr(store.states, "put", sometimes_elsewhere)
+    game = play(api, name, seed=3, max_moves=120, undo_rate=0.1)
+    _snapshot_is_the_replay(client, game)
+
+
+def test_a_refused_move_leaves_the_copy_and_the_row_as_they_were(client, api):
+    game = api.create("ninety-nine", PLAYERS)
+    api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
+    before = api.state(game)
+    api.refused(game, {"type": "play", "player": "Ann", "card": "6H"}, "N99-2")  # Bob's turn
+    assert api.state(game) == before
+    api.move(game, {"type": "play", "player": "Bob", "card": "6H"})
+    assert _snapshot_is_the_replay(client, game)["total"] == 11
+
+
+def test_prefer_return_minimal_leaves_out_the_finished_rounds(client, api):
+    game = play(api, "nines", seed=5, max_moves=40, undo_rate=0)
+    full = api.state(game)
+    assert full["rounds"], "the game has finished rounds to leave out"
+    headers = {"Authorization": f"Bearer {game['token']}", "Prefer": "respond-async, return=minimal",
+               "Idempotency-Key": "adjust-1"}
+    move = {"type": "adjust", "player": "Ann", "points": 1, "reason": "a miscount"}
+    url = f"/api/v1/games/{game['id']}/moves"
+    answer = client.post(url, json=move, headers=headers)
+    assert answer.status_code == 201, answer.get_json()
+    assert answer.headers["Preference-Applied"] == "return=minimal"
+    after = api.state(game)
+    assert "rounds" not in answer.get_json()
+    assert answer.get_json() == {key: value for key, value in after.items() if key != "rounds"}
+    # without the preference, the same answer in full (the retry replays the first write)
+    replay = client.post(url, json=move, headers={k: v for k, v in headers.items() if k != "Prefer"})
+    assert replay.headers["Idempotent-Replayed"] == "true" and "Preference-Applied" not in replay.headers
+    assert replay.get_json() == after
+    undone = client.post(f"/api/v1/games/{game['id']}/undo",
+                         headers={"Authorization": f"Bearer {game['token']}", "Prefer": "return=minimal"})
+    assert undone.status_code == 200 and "rounds" not in undone.get_json()
