@@ -11,7 +11,9 @@ checked against the engine): no two requests of one game are ever in flight at o
 request is a legal move (a non-201 is counted and printed in the "bad" column). There are 64
 games at every client count (64/N per connection), so each game stays in its first few hundred
 moves; the cost of late moves is measured by bench/growth.py. The memory figure is the resident
-size of each gunicorn worker after the whole run.
+size of each gunicorn worker after the whole run. ``cpu ms`` is the CPU time the server's workers
+used per request in that row (from /proc): when it times the rate comes to about the cores, the
+row is bound by the CPU, not by waiting.
 """
 from __future__ import annotations
 
@@ -53,16 +55,17 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
             with open(games_file, "w") as f:
                 for i, g in enumerate(games):
                     f.write(f"{i % n} {g['id']} {g['token']}\n")
-            base_hello = wrk(hello.base, n, duration, "get", "/hello")
+            base_hello = timed(hello, wrk, hello.base, n, duration, "get", "/hello")
             rows.append(dict(db=db, worker=worker_class, what="hello (baseline)", clients=n, **base_hello, ratio=1.0))
             for what, result in (
-                ("POST /judge/ninety-nine/play", wrk(referee.base, n, duration, "post",
-                                                      "/api/v1/judge/ninety-nine/play", JUDGE_BODY)),
-                ("GET /games/{id} (v200)", wrk(referee.base, n, duration, "get", f"/api/v1/games/{shown['id']}")),
-                ("GET /games/{id} 304", wrk(referee.base, n, duration, "get", f"/api/v1/games/{shown['id']}",
-                                            if_none_match=shown_tag)),
-                ("POST /games/{id}/moves", wrk(referee.base, n, duration, "moves", "/",
-                                                games_file=games_file, moves_file=moves_file)),
+                ("POST /judge/ninety-nine/play", timed(referee, wrk, referee.base, n, duration, "post",
+                                                       "/api/v1/judge/ninety-nine/play", JUDGE_BODY)),
+                ("GET /games/{id} (v200)", timed(referee, wrk, referee.base, n, duration, "get",
+                                                 f"/api/v1/games/{shown['id']}")),
+                ("GET /games/{id} 304", timed(referee, wrk, referee.base, n, duration, "get",
+                                              f"/api/v1/games/{shown['id']}", if_none_match=shown_tag)),
+                ("POST /games/{id}/moves", timed(referee, wrk, referee.base, n, duration, "moves", "/",
+                                                 games_file=games_file, moves_file=moves_file)),
             ):
                 rows.append(dict(db=db, worker=worker_class, what=what, clients=n, **result,
                                  ratio=result["rps"] / base_hello["rps"]))
@@ -76,11 +79,19 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
     return rows
 
 
+def timed(server, run, *args, **kwargs) -> dict:
+    """``run(*args, **kwargs)`` (a wrk row) with the server's CPU time per request beside it."""
+    before = server.cpu_seconds()
+    result = run(*args, **kwargs)
+    result["cpu_ms"] = 1000 * (server.cpu_seconds() - before) / max(result["requests"], 1)
+    return result
+
+
 def print_rows(rows: list[dict]) -> None:
     for r in rows:
         print(f"{r['db']:8} {r['worker']:7} {r['what']:30} c={r['clients']:<3} {r['rps']:8.0f} req/s  p50 {r['p50']:7.2f} ms  "
-              f"p99 {r['p99']:7.2f} ms  ratio {r['ratio']:.2f}  bad {r['bad']}  socket errors {r['socket_errors']}",
-              flush=True)
+              f"p99 {r['p99']:7.2f} ms  ratio {r['ratio']:.2f}  cpu {r['cpu_ms']:.3f} ms/req  bad {r['bad']}  "
+              f"socket errors {r['socket_errors']}", flush=True)
 
 
 def main() -> None:
@@ -102,11 +113,12 @@ def main() -> None:
     for db in args.db:
         for worker_class in args.worker_classes:
             rows += rows_for(db, args.clients, args.duration, moves_file.name, stream, worker_class)
-    print(f"\n{'db':8} {'worker':7} {'endpoint':30} {'clients':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'x hello':>8} {'bad':>5}")
+    print(f"\n{'db':8} {'worker':7} {'endpoint':30} {'clients':>7} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'x hello':>8} "
+          f"{'cpu ms':>7} {'bad':>5}")
     for r in rows:
         if "rps" in r:
             print(f"{r['db']:8} {r['worker']:7} {r['what']:30} {r['clients']:>7} {r['rps']:8.0f} {r['p50']:8.2f} {r['p99']:8.2f} "
-                  f"{r['ratio']:8.2f} {r['bad'] + r['socket_errors']:>5}")
+                  f"{r['ratio']:8.2f} {r['cpu_ms']:7.3f} {r['bad'] + r['socket_errors']:>5}")
         else:
             print(f"{r['db']:8} {r['worker']:7} {r['what']:30} start {r['rss_start']} end {r['rss_end']} after {r['requests']} requests")
     print(f"({time.time() - started:.0f} s)")

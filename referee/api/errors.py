@@ -45,7 +45,8 @@ def problem_response(blp, status: int, description: str):
 def database_unavailable(error: Exception):
     """The database is down, refused, read-only or too slow: a 503 that says what is known. A
     write whose commit answer was lost may have been applied: its Idempotency-Key tells."""
-    log.warning("Database unavailable: %s", error.__class__.__name__)
+    log.warning("Database unavailable: %s (%s)", error.__class__.__name__,  # no SQL, no parameters
+                type(getattr(error, "orig", None) or error).__name__)
     metrics.DATABASE_ERRORS.inc()
     try:
         db.session.rollback()

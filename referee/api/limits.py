@@ -39,8 +39,8 @@ class _Limiter(Limiter):
 def _retry_after_only_when_refused(response):
     """Flask-Limiter sends Retry-After with every answer under a limit; on a 201 it would tell a
     client to wait before retrying something that worked. Kept on 429 and 503 only."""
-    if response.status_code not in (429, 503):
-        response.headers.pop("Retry-After", None)
+    if response.status_code not in (429, 503) and "Retry-After" in response.headers:  # pop() raises inside
+        del response.headers["Retry-After"]
     return response
 
 

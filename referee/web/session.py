@@ -37,3 +37,9 @@ class SessionInterface(SecureCookieSessionInterface):
         if isinstance(setting, bool):
             return setting
         return has_request_context() and came_over_https()
+
+    def open_session(self, app: Flask, request):
+        # No cookie (every API call): the empty session Flask would give, without building a signer.
+        if app.secret_key and not request.cookies.get(self.get_cookie_name(app)):
+            return self.session_class()
+        return super().open_session(app, request)
