@@ -62,6 +62,7 @@ def measure(db: str, games: int, moves: int, stream: list[dict], answer: str = "
                     r = post(game, "moves", stream[side["at"] + step])
                     side["times"].append(time.perf_counter() - t)
                     side["bytes"] = len(r.content)
+            for side, game in pair:
                 side["state_bytes"] = len(http.get(f"{server.base}/api/v1/games/{game['id']}").content)
             for _ in range(UNDO_REPEATS):
                 for side, game in pair:
