@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from confusable_homoglyphs import confusables
-
 from referee.errors import InvalidInput
 from referee.texts import T
 
@@ -17,6 +15,9 @@ from referee.texts import T
 def _latin(ch: str) -> str:
     if ch.isascii():
         return ch
+    # imported on the first name that needs it: its data is 6 MiB in every worker otherwise
+    from confusable_homoglyphs import confusables
+
     found = confusables.is_confusable(ch, greedy=True, preferred_aliases=["latin"]) or []
     for entry in found:
         for glyph in entry["homoglyphs"]:
