@@ -442,67 +442,30 @@ def _sqlite_file() -> str | None:
 
 @contextlib.contextmanager
 def writer_queue():
-    """On a SQLite file, one writer at a time across threads and processes.
-
-    A process's writers queue on a lock of their own (threads, or greenlets under gevent: woken in
-    turn, at once), so only one of them at a time polls the file lock that the processes share.
-    A process that lets the file lock go while a writer of another process polls for it (that
-    writer holds the ``-writers.want`` file shared) lets its own next writer wait one poll, so the
-    other process gets its turn and none is starved."""
+    """On a SQLite file, one writer at a time across threads and processes, in kernel order."""
     path = _sqlite_file()
     if path is None:  # PostgreSQL: the row lock in lock_game is the queue
         yield
         return
-    deadline = time.monotonic() + WRITER_WAIT_SECONDS
-    if not _PROCESS_WRITERS.acquire(timeout=WRITER_WAIT_SECONDS):
-        raise _busy()
+    fd = os.open(path + "-writers.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        with _file_lock(path, deadline):
-            yield
+        deadline = time.monotonic() + WRITER_WAIT_SECONDS
+        while True:  # a writer that hangs costs the others a 503 after a while, never a hang
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StoreError(503, "Busy", N_("Another write has held the database for too long; "
+                                                     "nothing was applied. Try again."), "unavailable",
+                                     headers={"Retry-After": "2"}) from None
+                time.sleep(0.002)
+        yield
     finally:
-        _PROCESS_WRITERS.release()
+        os.close(fd)  # releases the lock
 
 
 WRITER_WAIT_SECONDS = 10
-POLL_SECONDS = 0.00025  # one poller per process: polling often costs little
-_PROCESS_WRITERS = threading.Lock()  # gevent's own when the worker is patched (gunicorn.conf.py)
-_handover = {"yield": False}  # the last release saw another process waiting: give it a poll first
-
-
-def _busy() -> StoreError:
-    return StoreError(503, "Busy", N_("Another write has held the database for too long; "
-                                      "nothing was applied. Try again."), "unavailable", headers={"Retry-After": "2"})
-
-
-@contextlib.contextmanager
-def _file_lock(path: str, deadline: float):
-    lock = os.open(path + "-writers.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    want = os.open(path + "-writers.want", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        if _handover["yield"]:
-            _handover["yield"] = False
-            time.sleep(POLL_SECONDS * 2)
-        while True:  # a writer that hangs costs the others a 503 after a while, never a hang
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                with contextlib.suppress(BlockingIOError):  # "a writer of another process waits"
-                    fcntl.flock(want, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                if time.monotonic() > deadline:
-                    raise _busy() from None
-                time.sleep(POLL_SECONDS)
-        fcntl.flock(want, fcntl.LOCK_UN)
-        yield
-    finally:
-        try:  # does a writer of another process wait? (this process's own wait on _PROCESS_WRITERS)
-            fcntl.flock(want, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            fcntl.flock(want, fcntl.LOCK_UN)
-            _handover["yield"] = False
-        except BlockingIOError:
-            _handover["yield"] = True
-        os.close(lock)  # lets the lock go
-        os.close(want)
 
 
 def _write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
