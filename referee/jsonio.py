@@ -28,8 +28,8 @@ def _stored(value: Any) -> Any:
 
 
 def stored(value: Any) -> str:
-    """A value as the database keeps it: every marked text as ``texts.unpack`` reads it back (the
-    work ``texts.pack`` does, without walking the value in Python)."""
+    """A value as the database keeps it: every marked text as ``texts.unpack`` reads it back, by
+    orjson's ``default`` (``texts.packed_one``) rather than a walk over the value in Python."""
     return orjson.dumps(value, default=_stored, option=_STORED).decode()
 
 

@@ -9,9 +9,10 @@ A msgid with params is formatted like ``str.format`` (braces that are not params
 ``{{``); one without params is read as it is (so ``N_("{player} forgot to draw")`` can be a
 format string that ``T`` fills in later).
 
-Texts survive storage: ``pack`` turns them into plain JSON (``{"$text": msgid, "params": ...}``)
-and ``unpack`` back (``referee.models`` does both for stored states), so the events and score
-breakdowns of a game read months later are still translatable.
+Texts survive storage: ``packed_one`` gives a Text's plain JSON (``{"$text": msgid,
+"params": ...}``), which ``referee.jsonio.stored`` writes, and ``unpack`` turns it back
+(``referee.models.StateJSON``), so the events and score breakdowns of a game read months later are
+still translatable.
 
 Standard library only: the rules engines mark their words with it. The extraction keywords are
 ``T`` and ``N_`` (``babel-engine.cfg``); the pages' own ``_`` belongs to the ``messages`` domain.
@@ -114,28 +115,11 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})  # left as they are: no 
 
 
 def packed_one(value: Text) -> dict:
-    """The stored form of one Text, its params left as they are: ``pack`` applies it throughout, and
-    a JSON encoder calls it for each Text it meets (``referee.jsonio``)."""
+    """The stored form of one Text, its params left as they are: the JSON encoder of stored states
+    (``referee.jsonio.stored``) calls it for each Text it meets, params and parts included."""
     if type(value) is Joined:
         return {_PARTS: list(value.parts), "sep": value.sep}
     return {_MARK: value.msgid, "params": value.params}
-
-
-def pack(value: Any) -> Any:
-    """``value`` with every Text inside turned into plain JSON that ``unpack`` turns back. Every
-    stored state goes through here, so plain values are passed over without a call each."""
-    kind = type(value)
-    if kind is dict:
-        return {k: v if type(v) in _PLAIN else pack(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        return [v if type(v) in _PLAIN else pack(v) for v in value]
-    if kind is Joined:
-        return {_PARTS: [pack(p) for p in value.parts], "sep": value.sep}
-    if kind is Text:
-        return {_MARK: value.msgid, "params": {k: pack(v) for k, v in value.params.items()}}
-    if isinstance(value, dict):  # subclasses, rarely
-        return {k: pack(v) for k, v in value.items()}
-    return value
 
 
 def unpack(value: Any) -> Any:

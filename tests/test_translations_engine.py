@@ -15,8 +15,9 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
+from referee import jsonio
 from referee.rules import ninety_nine, xix
-from referee.texts import N_, T, Text, fields_of, joined, pack, translate, unpack
+from referee.texts import N_, T, Text, fields_of, joined, translate, unpack
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUE = ROOT / "referee" / "translations" / "de" / "LC_MESSAGES"
@@ -61,7 +62,7 @@ def test_marked_texts_survive_copies_pickles_and_storage():
     state = {"events": [{"text": text, "rule": "N99-3"}], "why": joined([N_("a token"), text])}
     assert copy.deepcopy(state)["events"][0]["text"] is text
     assert pickle.loads(pickle.dumps(text)).params == text.params
-    stored = json.loads(json.dumps(pack(state)))  # what the JSON column holds
+    stored = json.loads(jsonio.stored(state))  # what the JSON column holds
     back = unpack(stored)
     assert back == state
     assert isinstance(back["events"][0]["text"], Text) and back["events"][0]["text"].msgid == text.msgid
