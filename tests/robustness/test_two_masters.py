@@ -3,6 +3,7 @@ with TEST_DATABASE_URL, else one SQLite file -- and many clients on one game: co
 nothing lost, nothing doubled, and every client told the truth (201, or an error it can retry)."""
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -19,10 +20,12 @@ CARDS = [r + s for s in "SHDC" for r in ("3", "5", "6", "7", "8", "9", "J", "Q",
 RETRYABLE = {412, 422, 503}
 
 
-def a_legal_move(state: dict, i: int) -> dict:
+def a_legal_move(state: dict, i: int, tries: int) -> dict:
     """A play for whoever is to play, chosen from the public state. The pile is not public, so
-    the server may refuse it (422, nothing changes) and the client picks again."""
-    card = CARDS[(state["version"] * 7 + i) % len(CARDS)]
+    the server may refuse it (422, nothing changes) and the client picks again: another card on
+    each try (the same card at the same version would be refused for ever, and a client left alone
+    at the end would never get its move in)."""
+    card = CARDS[(state["version"] * 7 + i + tries) % len(CARDS)]
     return {"type": "play", "player": state["to_play"], "card": card}
 
 
@@ -44,12 +47,12 @@ def test_two_masters_share_one_database(app, gunicorns):
             key = f"c{i}-m{k}"
             base = servers[(i + k) % 2].base  # each client alternates between the two masters
             url = f"{base}/api/v1/games/{game['id']}"
-            while True:
+            for tries in itertools.count():
                 assert time.time() < deadline, f"client {i} never got move {k} in"
                 state = http.get(url, timeout=10).json()
                 if state["status"] != "in_progress":
                     return
-                move = a_legal_move(state, i)
+                move = a_legal_move(state, i, tries)
                 r = http.post(url + "/moves", json=move, timeout=30, headers={
                     "Authorization": f"Bearer {game['token']}", "If-Match": f'"{state["version"]}"',
                     "Idempotency-Key": key})
