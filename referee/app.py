@@ -22,8 +22,10 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(config_module.from_environment(app.instance_path))
     app.config.update(config or {})
     app.config["SQLALCHEMY_DATABASE_URI"] = config_module.normalise_url(app.config["SQLALCHEMY_DATABASE_URI"])
-    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", _engine_options(app.config["SQLALCHEMY_DATABASE_URI"],
-                                                                       app.config["DB_TIMEOUT_SECONDS"]))
+    engine_options = app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", _engine_options(
+        app.config["SQLALCHEMY_DATABASE_URI"], app.config["DB_TIMEOUT_SECONDS"]))
+    for key, value in jsonio.ENGINE_OPTIONS.items():  # also when options were given: states keep their texts
+        engine_options.setdefault(key, value)
     app.json = jsonio.JSONProvider(app)
     app.json.sort_keys = False
     hops = app.config.get("TRUSTED_PROXIES", 0)
@@ -71,15 +73,13 @@ MIGRATION_LOCK = 0x5265_6665  # "Refe": any fixed number that no other lock of t
 
 def _engine_options(url: str, timeout: int) -> dict:
     """A connect, a statement or a lock wait longer than ``timeout`` seconds is a 503, never a hang."""
-    # orjson for every JSON column; its serializer keeps the marked texts of a state (models.StateJSON)
-    json = {"json_serializer": jsonio.stored, "json_deserializer": jsonio.loads}
     if url.startswith("sqlite"):
         # Writers queue on the writer lock first (store.writer_queue), then wait at most this long.
-        return {"connect_args": {"timeout": timeout, "check_same_thread": False}, **json}
+        return {"connect_args": {"timeout": timeout, "check_same_thread": False}}
     ms = timeout * 1000
     # No pre-ping: it cost every request a round trip. A connection that died (the database
     # restarted) fails its request with a 503 and the pool replaces all its connections at once.
-    return {**json, "pool_size": 10, "max_overflow": 20, "pool_timeout": timeout,
+    return {"pool_size": 10, "max_overflow": 20, "pool_timeout": timeout,
             "connect_args": {"connect_timeout": timeout,
                              "options": f"-c statement_timeout={ms} -c lock_timeout={ms} "
                                         f"-c idle_in_transaction_session_timeout={6 * ms}"}}

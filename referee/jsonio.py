@@ -38,6 +38,11 @@ def line(value: dict) -> str:
     return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+# The database engine's JSON: every JSON column, and the marked texts of models.StateJSON, which
+# only this serializer keeps (create_app adds it to any engine options)
+ENGINE_OPTIONS = {"json_serializer": stored, "json_deserializer": loads}
+
+
 _ANSWER = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
 
 

@@ -263,6 +263,7 @@ _LOCK = (update(_GAMES).where(_GAMES.c.id == bindparam("game_id")).values(versio
 _STATE = select(_GAMES.c.state).where(_GAMES.c.id == bindparam("game_id"))
 # built once: a statement with its values inline is compiled and keyed again on every call
 _SAVE = update(_GAMES).where(_GAMES.c.id == bindparam("of_game"))
+_INSERT_RECORD = insert(IdempotencyRecord.__table__)
 
 
 class LockedGame:
@@ -492,9 +493,9 @@ def _locked_write(request: WriteRequest, change, status: int, check=None) -> Wri
         game.save()
         _purge_expired(game)
         if request.idempotency_key:
-            db.session.connection().execute(insert(IdempotencyRecord.__table__).values(
-                game_id=game.id, key=request.idempotency_key, request_hash=request.fingerprint,
-                status_code=status, response=body))
+            db.session.connection().execute(_INSERT_RECORD, {
+                "game_id": game.id, "key": request.idempotency_key, "request_hash": request.fingerprint,
+                "status_code": status, "response": body})
         db.session.commit()
         game.remember()
         return WriteResult(status, body)
