@@ -99,7 +99,7 @@ def reset_postgres(url: str = PG_URL) -> None:
 
 
 class Server:
-    """gunicorn with the project's gunicorn.conf.py on 127.0.0.1, access log off (for both apps)."""
+    """gunicorn with the project's gunicorn.conf.py on 127.0.0.1, as deployed (for both apps)."""
 
     def __init__(self, app: str, database_url: str | None = None, workers: int | None = None, **env):
         self.port = free_port()
@@ -112,8 +112,9 @@ class Server:
         if database_url:
             environ["DATABASE_URL"] = database_url
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}",
-             "--access-logfile", "/dev/null", app],
+            # no access log, as gunicorn.conf.py has it (an --access-logfile, even /dev/null, has
+            # gunicorn format a line for every request)
+            [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}", app],
             cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=self.log)
 
     def wait(self, path: str) -> "Server":

@@ -54,20 +54,28 @@ def init_app(app: Flask) -> None:
 
     @app.before_request
     def _start() -> None:
-        given = request.headers.get(REQUEST_ID, "")
-        ok = 0 < len(given) <= 64 and given.isascii() and given.isprintable() and " " not in given
-        g.request_id = given if ok else uuid.uuid4().hex
+        g.request_id = request_id(request.headers.get(REQUEST_ID, ""))
         g.started = time.perf_counter()
 
     @app.after_request
     def _log(response):
-        request_id = g.get("request_id") or uuid.uuid4().hex
-        response.headers[REQUEST_ID] = request_id
+        rid = g.get("request_id") or uuid.uuid4().hex
+        response.headers[REQUEST_ID] = rid
         started = g.get("started")
         rule = request.url_rule.rule if request.url_rule is not None else "(no route)"
-        seconds = time.perf_counter() - started if started else 0.0
-        access.info("request", extra={"fields": {
-            "request_id": request_id, "method": request.method, "route": rule, "status": response.status_code,
-            "ms": round(seconds * 1000, 2)}})
-        metrics.observe(rule, request.method, response.status_code, seconds)
+        answered(rid, request.method, rule, response.status_code, time.perf_counter() - started if started else 0.0)
         return response
+
+
+def request_id(given: str) -> str:
+    """The client's ``X-Request-Id`` when it is a sane one, else a new id."""
+    ok = 0 < len(given) <= 64 and given.isascii() and given.isprintable() and " " not in given
+    return given if ok else uuid.uuid4().hex
+
+
+def answered(rid: str, method: str, route: str, status: int, seconds: float) -> None:
+    """A request answered: its log line and its metrics (from Flask's hook, and from the
+    followers' path in front of Flask, ``referee.api.followers``)."""
+    access.info("request", extra={"fields": {
+        "request_id": rid, "method": method, "route": route, "status": status, "ms": round(seconds * 1000, 2)}})
+    metrics.observe(route, method, status, seconds)

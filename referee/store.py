@@ -120,6 +120,38 @@ def game_tag(game_id: str) -> str:
     return events.tag_of(head.version, head.revision)
 
 
+def read_tag(engine, game_id: str) -> str | None:
+    """``game_tag`` on a raw pooled connection, for the followers' path in front of Flask: Core's
+    statement, result and connection objects cost more than the read itself. None when no game has
+    this id; a database error is raised as the driver's (that path hands the request to Flask)."""
+    if not _possible_id(game_id):
+        return None
+    raw = engine.raw_connection()
+    try:
+        driver = raw.driver_connection
+        if engine.dialect.name == "postgresql":
+            # autocommit: no transaction is left open, so the pool has nothing to roll back when
+            # the connection goes back (a round trip saved)
+            driver.autocommit = True
+            try:
+                head = driver.execute("SELECT version, revision FROM games WHERE id = %s", (game_id,)).fetchone()
+            finally:
+                driver.autocommit = False
+        else:
+            head = driver.execute("SELECT version, revision FROM games WHERE id = ?", (game_id,)).fetchone()
+    except Exception:
+        raw.invalidate()  # a connection that failed (the server restarted?) is not pooled again
+        raise
+    finally:
+        raw.close()
+    return None if head is None else events.tag_of(head[0], head[1])
+
+
+def not_modified(if_none_match: str | None, tag: str) -> bool:
+    """Whether a GET's ``If-None-Match`` names the game's current tag (a 304)."""
+    return f'"{tag}"' in [t.strip() for t in (if_none_match or "").split(",")]
+
+
 class ViewCache:
     """The JSON of recent games' views, by game id, each with the ETag it was made at. An ETag names
     one state forever (``events.tag_of``: every write counts in the revision), so a copy made at the

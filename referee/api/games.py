@@ -125,9 +125,10 @@ class GameResource(MethodView):
             return _game_response(store.game_view(game, store.replay(game, at), version=at))
         # A follower asks again and again: answer from the version and revision alone when it can
         # (304, or the view already encoded at this ETag), and load the state only for a new one.
+        # (referee.api.followers answers most of these in front of Flask, the same way)
         tag = store.game_tag(game_id)
-        if f'"{tag}"' in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
-            return current_app.response_class(status=304, headers={"ETag": f'"{tag}"'})
+        if store.not_modified(request.headers.get("If-None-Match"), tag):
+            return current_app.response_class(status=304, headers={"ETag": f'"{tag}"'}, mimetype="application/json")
         body = store.views.get(game_id, tag)
         if body is None:
             view = store.game_view(store.get_game(game_id))

@@ -1,0 +1,56 @@
+"""A follower's read in front of Flask.
+
+A phone that follows a game asks ``GET /api/v1/games/<id>`` again and again, and is mostly told
+"not modified". Flask, flask-smorest and the hooks cost such a read three times what the read
+itself costs (bench/README.md, "Move speed and a follower's read"), so this WSGI layer answers it
+from the game's version and revision alone (one indexed read, ``store.read_tag``) when the answer
+is a 304 or the view already encoded at that tag (``store.views``). Everything else goes on to
+Flask and is answered there as before: another method or path, a query string (``at``, ``lang``),
+no such game, a view not encoded yet (Flask encodes it and keeps it for the next follower), or a
+database that fails (Flask's error handlers make the 503).
+
+It never refuses anything itself, and it answers with the same status, body and headers as the
+Flask view would. Its requests are logged and counted as every other (``logs.answered``).
+"""
+from __future__ import annotations
+
+import time
+
+from referee import logs, store
+
+PREFIX = "/api/v1/games/"
+ROUTE = "/api/v1/games/<game_id>"  # the route's pattern, as Flask's log line names it
+
+
+class Followers:
+    """WSGI middleware over the app's ``wsgi_app``; ``engine`` is the app's database engine."""
+
+    def __init__(self, wsgi_app, engine):
+        self.wsgi_app = wsgi_app
+        self.engine = engine
+
+    def __call__(self, environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if (environ.get("REQUEST_METHOD") != "GET" or not path.startswith(PREFIX) or environ.get("QUERY_STRING")
+                or "/" in path[len(PREFIX):]):
+            return self.wsgi_app(environ, start_response)
+        started = time.perf_counter()
+        game_id = path[len(PREFIX):]
+        try:
+            tag = store.read_tag(self.engine, game_id)
+        except Exception:  # the database failed: Flask's path answers (a 503 problem) and logs it
+            tag = None
+        if tag is None:
+            return self.wsgi_app(environ, start_response)
+        if store.not_modified(environ.get("HTTP_IF_NONE_MATCH"), tag):
+            status, body, headers = 304, b"", []
+        else:
+            body = store.views.get(game_id, tag)
+            if body is None:
+                return self.wsgi_app(environ, start_response)
+            status, headers = 200, [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+        rid = logs.request_id(environ.get("HTTP_X_REQUEST_ID", ""))
+        start_response("304 NOT MODIFIED" if status == 304 else "200 OK",
+                       [("ETag", f'"{tag}"'), *headers, (logs.REQUEST_ID, rid)])
+        logs.answered(rid, "GET", ROUTE, status, time.perf_counter() - started)
+        return [body]
