@@ -6,8 +6,9 @@ concurrent writers queue instead of reading a snapshot that is stale by the time
 The ``(game_id, seq)`` unique constraint is the last line of defence.
 
 On a SQLite file, writers first queue on an ``flock`` of a file beside the database (see
-``writer_queue``): the kernel hands the lock over at once, where SQLite's busy handler would
-sleep and poll (up to 100 ms a try), which made the slowest moves wait hundreds of milliseconds.
+``writer_queue``), where SQLite's busy handler would sleep and poll (up to 100 ms a try), which
+made the slowest moves wait hundreds of milliseconds; and the moves and undos that a process has
+queued by the time it gets the lock commit together, behind one fsync (``_grouped``).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from typing import Any, Callable
 
 from flask import current_app
 from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy.exc import DBAPIError
 
 from referee import events, metrics
 from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
@@ -337,8 +339,7 @@ def lock_game_row(game_id: str) -> LockedGame:
     if not _possible_id(game_id):
         raise _not_found(game_id)
     row = db.session.connection().execute(_LOCK, {"game_id": game_id}).first()
-    if row is None:
-        db.session.rollback()
+    if row is None:  # the caller rolls back (the whole transaction, or a group's savepoint)
         raise _not_found(game_id)
     return LockedGame(row)
 
@@ -475,65 +476,212 @@ def _sqlite_file() -> str | None:
 
 @contextlib.contextmanager
 def writer_queue():
-    """On a SQLite file, one writer at a time across threads and processes, in kernel order."""
+    """On a SQLite file, one writer at a time across threads and processes.
+
+    A process's writers queue on a lock of their own (threads, or greenlets under gevent: woken in
+    turn, at once), so only one of them at a time polls the file lock that the processes share.
+    A process that lets the file lock go while a writer of another process polls for it (that
+    writer holds the ``-writers.want`` file shared) lets its own next writer wait one poll, so the
+    other process gets its turn and none is starved."""
     path = _sqlite_file()
     if path is None:  # PostgreSQL: the row lock in lock_game is the queue
         yield
         return
-    fd = os.open(path + "-writers.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + WRITER_WAIT_SECONDS
+    if not _PROCESS_WRITERS.acquire(timeout=WRITER_WAIT_SECONDS):
+        raise _busy()
     try:
-        deadline = time.monotonic() + WRITER_WAIT_SECONDS
-        while True:  # a writer that hangs costs the others a 503 after a while, never a hang
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise StoreError(503, "Busy", N_("Another write has held the database for too long; "
-                                                     "nothing was applied. Try again."), "unavailable",
-                                     headers={"Retry-After": "2"}) from None
-                time.sleep(0.002)
-        yield
+        with _file_lock(path, deadline):
+            yield
     finally:
-        os.close(fd)  # releases the lock
+        _PROCESS_WRITERS.release()
 
 
 WRITER_WAIT_SECONDS = 10
+POLL_SECONDS = 0.00025  # one poller per process: polling often costs little
+_PROCESS_WRITERS = threading.Lock()  # gevent's own when the worker is patched (gunicorn.conf.py)
+_handover = {"yield": False}  # the last release saw another process waiting: give it a poll first
+
+
+def _busy() -> StoreError:
+    return StoreError(503, "Busy", N_("Another write has held the database for too long; "
+                                      "nothing was applied. Try again."), "unavailable", headers={"Retry-After": "2"})
+
+
+@contextlib.contextmanager
+def _file_lock(path: str, deadline: float):
+    lock = os.open(path + "-writers.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    want = os.open(path + "-writers.want", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if _handover["yield"]:
+            _handover["yield"] = False
+            time.sleep(POLL_SECONDS * 2)
+        while True:  # a writer that hangs costs the others a 503 after a while, never a hang
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                with contextlib.suppress(BlockingIOError):  # "a writer of another process waits"
+                    fcntl.flock(want, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                if time.monotonic() > deadline:
+                    raise _busy() from None
+                time.sleep(POLL_SECONDS)
+        fcntl.flock(want, fcntl.LOCK_UN)
+        yield
+    finally:
+        try:  # does a writer of another process wait? (this process's own wait on _PROCESS_WRITERS)
+            fcntl.flock(want, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(want, fcntl.LOCK_UN)
+            _handover["yield"] = False
+        except BlockingIOError:
+            _handover["yield"] = True
+        os.close(lock)  # lets the lock go
+        os.close(want)
 
 
 def _write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
     """Lock the game, check the token (or, from the pages, the phone's key), replay, the body
-    (``check(game)``) and version, then run ``change(game)`` -> body."""
+    (``check(game)``) and version, then run ``change(game)`` -> body; commit.
+
+    On a SQLite file the writes of a process commit in groups (``_grouped``), behind one fsync;
+    on PostgreSQL (whose row locks let writes on different games run at once) each commits alone."""
+    path = _sqlite_file()
+    if path is not None and not (db.session.new or db.session.dirty or db.session.deleted):
+        return _grouped(path, lambda: _locked_write(request, change, status, check))
     with writer_queue():
-        return _locked_write(request, change, status, check)
-
-
-def _locked_write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
-    try:
-        game = lock_game_row(request.game_id)
-        check_writer(game, request)
-        previous = _replayed(game, request)
-        if previous:
+        try:
+            result, game = _locked_write(request, change, status, check)
+            if game is None:  # a replay: nothing to commit
+                db.session.rollback()
+            else:
+                db.session.commit()
+        except Exception:
             db.session.rollback()
-            return previous
-        if check is not None and request.if_match is not None:
-            # a malformed body is refused as such, whatever version it names (without If-Match
-            # the engine's own check, in change(), refuses it the same way)
-            check(game)
-        _check_version(game, request.if_match)
-        body = change(game)
-        game.save()
-        _purge_expired(game)
-        if request.idempotency_key:
-            db.session.connection().execute(_INSERT_RECORD, {
-                "game_id": game.id, "key": request.idempotency_key, "request_hash": request.fingerprint,
-                "status_code": status, "response": body})
-        db.session.commit()
+            raise
+    if game is not None:
         game.remember()
-        return WriteResult(status, body)
-    except Exception:
-        db.session.rollback()
-        raise
+    return result
+
+
+def _locked_write(request: WriteRequest, change, status: int, check=None) -> tuple[WriteResult, LockedGame | None]:
+    """The write in the open transaction, not committed: its result, and the game it wrote (None for
+    a replay, which writes nothing)."""
+    game = lock_game_row(request.game_id)
+    check_writer(game, request)
+    previous = _replayed(game, request)
+    if previous:
+        return previous, None
+    if check is not None and request.if_match is not None:
+        # a malformed body is refused as such, whatever version it names (without If-Match
+        # the engine's own check, in change(), refuses it the same way)
+        check(game)
+    _check_version(game, request.if_match)
+    body = change(game)
+    game.save()
+    _purge_expired(game)
+    if request.idempotency_key:
+        db.session.connection().execute(_INSERT_RECORD, {
+            "game_id": game.id, "key": request.idempotency_key, "request_hash": request.fingerprint,
+            "status_code": status, "response": body})
+    return WriteResult(status, body), game
+
+
+class _Job:
+    """A write waiting in its process for a commit group; ``done`` once its group is committed (or
+    it was refused), with its ``result`` or its ``error``."""
+
+    __slots__ = ("run", "done", "result", "error")
+
+    def __init__(self, run: Callable[[], tuple[WriteResult, LockedGame | None]]):
+        self.run, self.done, self.result, self.error = run, False, None, None
+
+
+_pending: list[_Job] = []  # this process's writes waiting for the next group
+_PENDING = threading.Lock()
+
+
+def _grouped(path: str, run) -> WriteResult:
+    """Group commit on a SQLite file. A write joins its process's queue; the writer that takes the
+    process's turn (``_PROCESS_WRITERS``, then the file lock) runs every write queued by then, each
+    in a savepoint (a refused one is rolled back alone), and commits them with one fsync. Each
+    writer learns its answer only after that commit: a 201 still means the move is on disk. The
+    others of the group find their write done when their turn comes, and leave at once."""
+    job = _Job(run)
+    with _PENDING:
+        _pending.append(job)
+    deadline = time.monotonic() + WRITER_WAIT_SECONDS
+    while not job.done:
+        if not _PROCESS_WRITERS.acquire(timeout=max(deadline - time.monotonic(), 0)):
+            if _withdraw(job):  # no group took it: nothing was applied
+                raise _busy()
+            _PROCESS_WRITERS.acquire()  # a group is writing it now: its answer comes when the group ends
+        try:
+            if not job.done:
+                with _file_lock(path, deadline):
+                    _run_group()
+        except BaseException:
+            if _withdraw(job) or not job.done:  # the file lock was not had in time: nothing applied
+                raise
+        finally:
+            _PROCESS_WRITERS.release()
+    db.session.rollback()  # this writer's own session is left as a commit leaves it: nothing held, all expired
+    if job.error is not None:
+        raise job.error
+    return job.result
+
+
+def _withdraw(job: _Job) -> bool:
+    """Take a write out of the queue if no group has taken it yet."""
+    with _PENDING:
+        if job in _pending:
+            _pending.remove(job)
+            return True
+    return False
+
+
+def _run_group() -> None:
+    """Run the queued writes in one transaction and commit it (the caller holds the file lock)."""
+    with _PENDING:
+        batch = list(_pending)
+        _pending.clear()
+    session = db.session
+    written: list[tuple[_Job, WriteResult, LockedGame | None]] = []
+    try:
+        # BEGIN first: pysqlite would otherwise let the first savepoint open the transaction, and
+        # releasing that savepoint would commit it
+        connection = session.connection()
+        if not connection.connection.driver_connection.in_transaction:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        for index, job in enumerate(batch):
+            try:
+                with session.begin_nested():
+                    result, game = job.run()
+            except DBAPIError:
+                # the database failed: the transaction is gone, with the writes before this one;
+                # those are answered with the error, the ones after it wait for the next group
+                with _PENDING:
+                    _pending[:0] = batch[index + 1:]
+                del batch[index + 1:]
+                raise
+            except Exception as error:  # refused (a rule, a token, a version): rolled back alone
+                job.error, job.done = error, True
+                continue
+            written.append((job, result, game))
+        session.commit()
+    except BaseException as error:  # nothing of the group was committed: each write hears why
+        session.rollback()
+        for job in batch:
+            if not job.done:
+                job.error, job.done = (error if isinstance(error, Exception) else _busy()), True
+        if not isinstance(error, Exception):
+            raise
+        return
+    for job, result, game in written:
+        job.result, job.done = result, True
+    for job, result, game in written:
+        if game is not None:
+            game.remember()
+    metrics.COMMIT_GROUPS.observe(len(written))
 
 
 def _announce(game: Game, kind: str, announced: list) -> None:

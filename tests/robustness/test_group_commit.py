@@ -1,0 +1,133 @@
+"""Group commit on a SQLite file (store._grouped): the writes a process has queued while another
+writer held the file lock commit together behind one fsync. Each is checked and refused on its own
+(a savepoint each), each answer comes only after the commit, and a failed commit acknowledges none.
+
+The test holds the writers' file lock itself, lets three writes queue behind it, then lets go."""
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import threading
+import time
+
+import pytest
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+
+from referee import metrics, store
+from referee.rules import ninety_nine
+
+pytestmark = pytest.mark.skipif((os.environ.get("TEST_DATABASE_URL") or "").startswith("postgresql"),
+                                reason="group commit is SQLite's (PostgreSQL commits each write alone)")
+
+PLAYERS = ["Ann", "Bob", "Cid"]
+
+
+@pytest.fixture
+def groups(monkeypatch):
+    """The sizes of the groups committed during the test."""
+    sizes = []
+    monkeypatch.setattr(metrics.COMMIT_GROUPS, "observe", sizes.append)
+    return sizes
+
+
+def grouped(app, writes: list[tuple[dict, dict, dict]]) -> list:
+    """Post ``(game, move, headers)`` each from its own thread while the file lock is held here, and
+    let go once all of them wait in the process's queue. Returns the answers in order."""
+    with app.app_context():
+        path = store._sqlite_file()
+    held = os.open(path + "-writers.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    answers = [None] * len(writes)
+
+    def post(i: int) -> None:
+        game, move, headers = writes[i]
+        answers[i] = app.test_client().post(f"/api/v1/games/{game['id']}/moves", json=move, headers={
+            "Authorization": f"Bearer {game['token']}", **headers})
+
+    threads = [threading.Thread(target=post, args=(i,)) for i in range(len(writes))]
+    try:
+        for queued, thread in enumerate(threads, 1):  # one at a time: the queue keeps this order
+            thread.start()
+            deadline = time.monotonic() + 10
+            while len(store._pending) < queued:
+                assert time.monotonic() < deadline, "the write never queued"
+                time.sleep(0.001)
+    finally:
+        os.close(held)  # lets the lock go
+    for thread in threads:
+        thread.join(timeout=20)
+    return answers
+
+
+def play(player: str, card: str) -> dict:
+    return {"type": "play", "player": player, "card": card}
+
+
+def test_three_writes_one_commit_and_the_refused_one_changes_nothing(app, api, groups):
+    a, b, c = (api.create("ninety-nine", PLAYERS) for _ in range(3))
+    answers = grouped(app, [(a, play("Ann", "5H"), {}), (b, play("Bob", "5H"), {}), (c, play("Ann", "7S"), {})])
+    assert [r.status_code for r in answers] == [201, 422, 201]
+    assert answers[1].get_json()["rule"] == "N99-2"  # Bob out of turn
+    assert groups == [2]  # the two accepted writes, committed together
+    assert api.state(a)["version"] == 1 and api.state(c)["version"] == 1
+    assert api.state(b)["version"] == 0 and api.log(b)["moves"] == []
+
+
+def test_writes_on_one_game_in_one_group_see_each_other(app, api, groups):
+    game = api.create("ninety-nine", PLAYERS)
+    answers = grouped(app, [(game, play("Ann", "5H"), {"If-Match": '"0"'}),
+                            (game, play("Bob", "6H"), {"If-Match": '"0"'}),
+                            (game, play("Bob", "6H"), {})])
+    assert [r.status_code for r in answers] == [201, 412, 201]
+    assert groups == [2]
+    state, log = api.state(game), api.log(game)
+    assert state["version"] == 2 and [m["version"] for m in log["moves"]] == [1, 2]
+    replayed = ninety_nine.new_game(PLAYERS, state["options"])
+    for entry in log["moves"]:
+        replayed = ninety_nine.apply(replayed, entry["move"])
+    assert ninety_nine.public_view(replayed)["total"] == state["total"] == 11
+
+
+def test_a_replay_in_the_same_group_is_answered_from_the_first(app, api, groups):
+    game = api.create("ninety-nine", PLAYERS)
+    key = {"Idempotency-Key": "one-press"}
+    answers = grouped(app, [(game, play("Ann", "5H"), key), (game, play("Ann", "5H"), key)])
+    assert [r.status_code for r in answers] == [201, 201]
+    assert "Idempotent-Replayed" not in answers[0].headers and answers[1].headers["Idempotent-Replayed"] == "true"
+    assert answers[0].get_json() == answers[1].get_json() and api.state(game)["version"] == 1
+
+
+def test_a_failed_commit_acknowledges_none_of_the_group(app, api, groups, monkeypatch):
+    a, b = (api.create("ninety-nine", PLAYERS) for _ in range(2))
+    real = Session.commit
+
+    def fails(session):
+        if session.in_nested_transaction() or not store._PROCESS_WRITERS.locked():
+            return real(session)
+        raise OperationalError("COMMIT", {}, sqlite3.OperationalError("disk I/O error"))
+
+    monkeypatch.setattr(Session, "commit", fails)
+    answers = grouped(app, [(a, play("Ann", "5H"), {}), (b, play("Ann", "6H"), {})])
+    monkeypatch.undo()
+    assert [r.status_code for r in answers] == [503, 503]
+    assert all(r.mimetype == "application/problem+json" for r in answers)
+    assert api.state(a)["version"] == 0 and api.state(b)["version"] == 0 and groups == []
+
+
+def test_a_database_error_in_one_write_fails_the_writes_before_it_and_retries_those_after(app, api, groups,
+                                                                                          monkeypatch):
+    a, b, c = (api.create("ninety-nine", PLAYERS) for _ in range(3))
+    real = store.LockedGame.save
+
+    def save(game):
+        if game.id == b["id"]:
+            raise OperationalError("UPDATE games", {}, sqlite3.OperationalError("disk I/O error"))
+        return real(game)
+
+    monkeypatch.setattr(store.LockedGame, "save", save)
+    answers = grouped(app, [(a, play("Ann", "5H"), {}), (b, play("Ann", "5H"), {}), (c, play("Ann", "5H"), {})])
+    assert [r.status_code for r in answers] == [503, 503, 201]  # c in a group of its own, after
+    assert groups == [1]
+    assert api.state(a)["version"] == 0 and api.state(b)["version"] == 0 and api.state(c)["version"] == 1
