@@ -46,6 +46,12 @@ access = logging.getLogger("referee.access")
 
 
 def init_app(app: Flask) -> None:
+    # Every request logs a line: skip what no line here prints (logging's documented optimizations),
+    # the caller's file and line (a walk up the stack), the thread's and the multiprocessing names.
+    # The process id stays: gunicorn's own lines print it.
+    logging._srcfile = None
+    logging.logThreads = False
+    logging.logMultiprocessing = False
     service = logging.getLogger("referee")
     if not any(isinstance(h, StdoutHandler) for h in service.handlers):
         service.addHandler(_handler())

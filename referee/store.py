@@ -645,16 +645,17 @@ def _run_group() -> None:
         batch = list(_pending)
         _pending.clear()
     session = db.session
+    alone = len(batch) == 1  # no savepoint needed: a refusal rolls the whole transaction back
     written: list[tuple[_Job, WriteResult, LockedGame | None]] = []
     try:
-        # BEGIN first: pysqlite would otherwise let the first savepoint open the transaction, and
-        # releasing that savepoint would commit it
         connection = session.connection()
-        if not connection.connection.driver_connection.in_transaction:
+        if not alone and not connection.connection.driver_connection.in_transaction:
+            # BEGIN first: pysqlite would otherwise let the first savepoint open the transaction,
+            # and releasing that savepoint would commit it
             connection.exec_driver_sql("BEGIN IMMEDIATE")
         for index, job in enumerate(batch):
             try:
-                with session.begin_nested():
+                with contextlib.nullcontext() if alone else session.begin_nested():
                     result, game = job.run()
             except DBAPIError:
                 # the database failed: the transaction is gone, with the writes before this one;
@@ -667,7 +668,11 @@ def _run_group() -> None:
                 job.error, job.done = error, True
                 continue
             written.append((job, result, game))
-        session.commit()
+        changed = [game for _, _, game in written if game is not None]  # replays change nothing
+        if changed:
+            session.commit()
+        else:  # only refusals and replays: nothing to make durable
+            session.rollback()
     except BaseException as error:  # nothing of the group was committed: each write hears why
         session.rollback()
         for job in batch:
@@ -678,10 +683,10 @@ def _run_group() -> None:
         return
     for job, result, game in written:
         job.result, job.done = result, True
-    for job, result, game in written:
-        if game is not None:
-            game.remember()
-    metrics.COMMIT_GROUPS.observe(len(written))
+    for game in changed:
+        game.remember()
+    if changed:
+        metrics.COMMIT_GROUPS.observe(len(changed))
 
 
 def _announce(game: Game, kind: str, announced: list) -> None:
