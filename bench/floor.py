@@ -13,6 +13,14 @@ passes or fails.
 - ``move``: a whole move through the application in process (Flask's test client: the HTTP layer,
   the store, the engine, the commit), no socket. bench/throughput.py measures it over HTTP.
 
+The floor under a follower's read (``GET /games/{id}`` answered 304), in the same run:
+
+- ``query``: the indexed read of the game's version and revision on a bare driver connection
+  (``sqlite3``; ``psycopg`` in autocommit), one round trip on PostgreSQL.
+- ``read_tag``: the same read as the service makes it (``store.read_tag``: a pooled connection).
+- ``304``: the whole answer through the app's WSGI callable (the followers' layer in front of
+  Flask, its log line and metrics), no socket.
+
 Each figure is the median of ``--moves`` samples, taken at the same moves of one game.
 """
 from __future__ import annotations
@@ -21,13 +29,17 @@ import argparse
 import contextlib
 import json
 import os
+import sqlite3
 import statistics
 import tempfile
 import time
 
-from sqlalchemy import create_engine, text
+import psycopg
+from sqlalchemy import create_engine, make_url, text
+from werkzeug.test import EnvironBuilder
 
 from bench.common import OPTIONS, PG_URL, PLAYERS, machine, move_stream, reset_postgres
+from referee import models, store
 from referee.app import _engine_options, create_app
 from referee.rules import ninety_nine
 from referee.rules.base import public_state
@@ -98,9 +110,39 @@ def measure(db: str, moves: int) -> dict:
             response = client.post(f"/api/v1/games/{game['id']}/moves", json=move, headers=headers)
             whole.append(time.perf_counter() - started)
             assert response.status_code == 201, response.get_data(as_text=True)
-    figures = {"commit": median_ms(commits), "apply": median_ms(applies), "json": median_ms(encodes),
-               "move": median_ms(whole)}
+        figures = {"commit": median_ms(commits), "apply": median_ms(applies), "json": median_ms(encodes),
+                   "move": median_ms(whole), **follower_read(app, url, game["id"], response.headers["ETag"], moves)}
     figures["floor"] = figures["commit"] + figures["apply"] + figures["json"]
+    return figures
+
+
+def follower_read(app, url: str, game_id: str, etag: str, n: int) -> dict:
+    """A follower's 304 beside its floor: the bare query, ``store.read_tag``, the whole answer."""
+    if url.startswith("sqlite"):
+        connection = sqlite3.connect(make_url(url).database)
+        query = "SELECT version, revision FROM games WHERE id = ?"
+    else:
+        connection = psycopg.connect(url, autocommit=True)
+        query = "SELECT version, revision FROM games WHERE id = %s"
+    with app.app_context():
+        engine = models.db.engine
+    environ = EnvironBuilder(path=f"/api/v1/games/{game_id}", headers={"If-None-Match": etag}).get_environ()
+    answered = []
+    samples = {"query": lambda: connection.execute(query, (game_id,)).fetchone(),
+               "read_tag": lambda: store.read_tag(engine, game_id),
+               "304": lambda: app.wsgi_app(dict(environ), lambda status, headers: answered.append(status))}
+    figures = {}
+    for name, run in samples.items():
+        for _ in range(50):  # warm: psycopg prepares a statement at its fifth use
+            run()
+        times = []
+        for _ in range(n):
+            started = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - started)
+        figures[name] = median_ms(times)
+    connection.close()
+    assert set(answered) == {"304 NOT MODIFIED"}, set(answered)
     return figures
 
 
@@ -112,10 +154,15 @@ def main() -> None:
     os.environ.setdefault("SECRET_KEY", "bench")
     print(machine(), flush=True)
     print(f"{'db':8} {'commit ms':>10} {'apply ms':>9} {'json ms':>8} {'floor ms':>9} {'move ms':>8} {'move/floor':>11}")
-    for db in args.db:
-        f = measure(db, args.moves)
-        print(f"{db:8} {f['commit']:10.3f} {f['apply']:9.3f} {f['json']:8.3f} {f['floor']:9.3f} {f['move']:8.3f} "
+    reads = []
+    for name in args.db:
+        f = measure(name, args.moves)
+        reads.append((name, f))
+        print(f"{name:8} {f['commit']:10.3f} {f['apply']:9.3f} {f['json']:8.3f} {f['floor']:9.3f} {f['move']:8.3f} "
               f"{f['move'] / f['floor']:11.2f}", flush=True)
+    print(f"\n{'db':8} {'query ms':>9} {'read_tag ms':>12} {'304 ms':>8} {'304/query':>10}")
+    for name, f in reads:
+        print(f"{name:8} {f['query']:9.3f} {f['read_tag']:12.3f} {f['304']:8.3f} {f['304'] / f['query']:10.2f}")
 
 
 if __name__ == "__main__":
