@@ -95,7 +95,6 @@ def post_request(worker, req, environ, resp):
         gevent.sleep(0)
 
 
-
 def when_ready(server):
     # The app is loaded (preload_app): move everything it made into the permanent generation,
     # which the collector never scans. A full collection walked that whole heap in every worker,

@@ -128,6 +128,7 @@ class GameResource(MethodView):
         # (referee.api.followers answers most of these in front of Flask, the same way)
         tag = store.game_tag(game_id)
         if store.not_modified(request.headers.get("If-None-Match"), tag):
+            # JSON's type, not the default text/html, which the language hook would give a Vary
             return current_app.response_class(status=304, headers={"ETag": f'"{tag}"'}, mimetype="application/json")
         body = store.views.get(game_id, tag)
         if body is None:
