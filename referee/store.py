@@ -128,6 +128,7 @@ def read_tag(engine, game_id: str) -> str | None:
     this id; a database error is raised as the driver's (that path hands the request to Flask)."""
     if not _possible_id(game_id):
         return None
+    query = "SELECT version, revision FROM games WHERE id = " + ("?" if engine.dialect.paramstyle == "qmark" else "%s")
     raw = engine.raw_connection()
     try:
         driver = raw.driver_connection
@@ -136,11 +137,11 @@ def read_tag(engine, game_id: str) -> str | None:
             # the connection goes back (a round trip saved)
             driver.autocommit = True
             try:
-                head = driver.execute("SELECT version, revision FROM games WHERE id = %s", (game_id,)).fetchone()
+                head = driver.execute(query, (game_id,)).fetchone()
             finally:
                 driver.autocommit = False
         else:
-            head = driver.execute("SELECT version, revision FROM games WHERE id = ?", (game_id,)).fetchone()
+            head = driver.execute(query, (game_id,)).fetchone()
     except Exception:
         raw.invalidate()  # a connection that failed (the server restarted?) is not pooled again
         raise
@@ -545,22 +546,16 @@ def _write(request: WriteRequest, change, status: int, check=None) -> WriteResul
 
     On a SQLite file the writes of a process commit in groups (``_grouped``), behind one fsync;
     on PostgreSQL (whose row locks let writes on different games run at once) each commits alone."""
+    job = _Job(lambda: _locked_write(request, change, status, check))
     path = _sqlite_file()
     if path is not None and not (db.session.new or db.session.dirty or db.session.deleted):
-        return _grouped(path, lambda: _locked_write(request, change, status, check))
-    with writer_queue():
-        try:
-            result, game = _locked_write(request, change, status, check)
-            if game is None:  # a replay: nothing to commit
-                db.session.rollback()
-            else:
-                db.session.commit()
-        except Exception:
-            db.session.rollback()
-            raise
-    if game is not None:
-        game.remember()
-    return result
+        _grouped(path, job)
+    else:  # a group of one, in this writer's own session (with what it holds, committed together)
+        with writer_queue():
+            _run_group([job])
+    if job.error is not None:
+        raise job.error
+    return job.result
 
 
 def _locked_write(request: WriteRequest, change, status: int, check=None) -> tuple[WriteResult, LockedGame | None]:
@@ -587,8 +582,9 @@ def _locked_write(request: WriteRequest, change, status: int, check=None) -> tup
 
 
 class _Job:
-    """A write waiting in its process for a commit group; ``done`` once its group is committed (or
-    it was refused), with its ``result`` or its ``error``."""
+    """A write to run in a commit group (on a SQLite file with what else its process has queued,
+    elsewhere alone); ``done`` once its group is committed (or it was refused), with its ``result``
+    or its ``error``."""
 
     __slots__ = ("run", "done", "result", "error")
 
@@ -600,13 +596,12 @@ _pending: list[_Job] = []  # this process's writes waiting for the next group
 _PENDING = threading.Lock()
 
 
-def _grouped(path: str, run) -> WriteResult:
+def _grouped(path: str, job: _Job) -> None:
     """Group commit on a SQLite file. A write joins its process's queue; the writer that takes the
     process's turn (``_PROCESS_WRITERS``, then the file lock) runs every write queued by then, each
     in a savepoint (a refused one is rolled back alone), and commits them with one fsync. Each
     writer learns its answer only after that commit: a 201 still means the move is on disk. The
     others of the group find their write done when their turn comes, and leave at once."""
-    job = _Job(run)
     with _PENDING:
         _pending.append(job)
     deadline = time.monotonic() + WRITER_WAIT_SECONDS
@@ -618,16 +613,18 @@ def _grouped(path: str, run) -> WriteResult:
         try:
             if not job.done:
                 with _file_lock(path, deadline):
-                    _run_group()
+                    with _PENDING:
+                        batch = list(_pending)
+                        _pending.clear()
+                    durable = _run_group(batch)
+                    if durable:
+                        metrics.COMMIT_GROUPS.observe(durable)
         except BaseException:
             if _withdraw(job) or not job.done:  # the file lock was not had in time: nothing applied
                 raise
         finally:
             _PROCESS_WRITERS.release()
     db.session.rollback()  # this writer's own session is left as a commit leaves it: nothing held, all expired
-    if job.error is not None:
-        raise job.error
-    return job.result
 
 
 def _withdraw(job: _Job) -> bool:
@@ -639,11 +636,9 @@ def _withdraw(job: _Job) -> bool:
     return False
 
 
-def _run_group() -> None:
-    """Run the queued writes in one transaction and commit it (the caller holds the file lock)."""
-    with _PENDING:
-        batch = list(_pending)
-        _pending.clear()
+def _run_group(batch: list[_Job]) -> int:
+    """Run the writes in one transaction of this writer's session and commit it (the caller holds
+    the writer lock); each job is then done. Returns how many writes the commit made durable."""
     session = db.session
     alone = len(batch) == 1  # no savepoint needed: a refusal rolls the whole transaction back
     written: list[tuple[_Job, WriteResult, LockedGame | None]] = []
@@ -680,13 +675,12 @@ def _run_group() -> None:
                 job.error, job.done = (error if isinstance(error, Exception) else _busy()), True
         if not isinstance(error, Exception):
             raise
-        return
+        return 0
     for job, result, game in written:
         job.result, job.done = result, True
     for game in changed:
         game.remember()
-    if changed:
-        metrics.COMMIT_GROUPS.observe(len(changed))
+    return len(changed)
 
 
 def _announce(game: Game, kind: str, announced: list) -> None:
