@@ -8,6 +8,9 @@ as a server-sent event (``GET /api/v1/games/{id}/events``), on any process or ma
 - On SQLite, each process polls the rows of the games its followers watch, a few times a second,
   in one query: that is how a move made by another gunicorn worker is seen.
 
+On PostgreSQL the listener also keeps each game's newest tag as heard (``TagBook``): a follower's
+``GET`` is answered from it without a query (``referee.api.followers``).
+
 A follower keeps only the newest change it has not sent yet (the event says the game's new version
 and ETag; the page or client fetches what it shows), so a slow reader costs nothing to the
 writers. Events carry the game's revision (its count of writes) as their id, which a client sends
@@ -27,6 +30,7 @@ log = logging.getLogger("referee.events")
 
 CHANNEL = "referee_games"
 POLL_SECONDS = 0.25  # SQLite: how often a process looks for writes made by the others
+HEARTBEAT_SECONDS = 1.0  # PostgreSQL: how often the listener proves its connection hears
 
 
 def tag_of(version: int, revision: int) -> str:
@@ -60,6 +64,87 @@ class Change:
             return Change(game_id, int(revision), int(version), kind)
         except ValueError:
             return None
+
+
+class TagBook:
+    """Each game's newest (revision, version) that this process has heard of, on PostgreSQL: from
+    the listener (every write's NOTIFY, from any process or machine), from this process's own
+    commits, and from the reads that found it missing (``learn``).
+
+    It is trusted only while the listener is known to hear: after its LISTEN and within
+    ``STALE_SECONDS`` of its last heartbeat. A lost connection forgets everything. An entry is
+    read again after ``KEEP_SECONDS``, which bounds what a change that sent no NOTIFY (a hand edit,
+    a restore) can hide. The higher revision wins, whichever arrives first. A read learns what it
+    found only if nothing was forgotten since it began (``epoch``), so a read that raced a lost
+    connection or a pruning teaches nothing old.
+
+    What it answers can be behind the database by the time a NOTIFY takes to arrive (well under a
+    millisecond on one host): a follower then hears "not modified" once more and sees the write at
+    its next ask or event. A writer's own answer carries the new state and ETag, and an
+    ``If-None-Match`` naming a tag the book does not hold is read from the database."""
+
+    SIZE = 10_000  # games; a full book drops what is too old to be trusted, or everything
+    KEEP_SECONDS = 10.0
+    STALE_SECONDS = 3.0  # the listener's heartbeat is every HEARTBEAT_SECONDS
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._known: dict[str, tuple[int, int, float]] = {}  # game -> (revision, version, when heard)
+        self._heard_at: float | None = None  # the listener's last heartbeat; None: not listening
+        self.epoch = 0
+
+    def hears(self) -> bool:
+        heard_at = self._heard_at
+        return heard_at is not None and time.monotonic() - heard_at <= self.STALE_SECONDS
+
+    def tag(self, game_id: str) -> str | None:
+        """The game's tag as heard, or None when the book cannot tell (then read the database)."""
+        known = self._known.get(game_id)
+        if known is None or self._heard_at is None:
+            return None
+        now = time.monotonic()
+        if now - known[2] > self.KEEP_SECONDS or now - self._heard_at > self.STALE_SECONDS:
+            return None
+        return tag_of(known[1], known[0])
+
+    def heard(self, change: Change) -> None:
+        self._note(change.game_id, change.revision, change.version, None)
+
+    def learn(self, game_id: str, revision: int, version: int, epoch: int) -> None:
+        """What a read begun at ``epoch`` found."""
+        self._note(game_id, revision, version, epoch)
+
+    def _note(self, game_id: str, revision: int, version: int, epoch: int | None) -> None:
+        with self._lock:
+            if self._heard_at is None or (epoch is not None and epoch != self.epoch):
+                return
+            now = time.monotonic()
+            known = self._known.get(game_id)
+            if known is None:
+                if len(self._known) >= self.SIZE:
+                    self._prune(now)
+                    if epoch is not None:
+                        return
+            elif revision < known[0]:
+                return  # older than what was heard
+            self._known[game_id] = (revision, version, now)
+
+    def _prune(self, now: float) -> None:
+        self.epoch += 1
+        self._known = {game: known for game, known in self._known.items() if now - known[2] <= self.KEEP_SECONDS}
+        if len(self._known) >= self.SIZE:
+            self._known = {}
+
+    def listening(self) -> None:
+        """The listener's LISTEN is in effect (every commit from now on is heard), or it is alive."""
+        with self._lock:
+            if self._heard_at is None:
+                self._known, self.epoch = {}, self.epoch + 1
+            self._heard_at = time.monotonic()
+
+    def lost(self) -> None:
+        with self._lock:
+            self._known, self.epoch, self._heard_at = {}, self.epoch + 1, None
 
 
 class Follower:
@@ -99,12 +184,17 @@ class Hub:
         self._followers: dict[str, set[Follower]] = {}
         self._watcher: threading.Thread | None = None
         self._pid = None
+        self.tags = TagBook()
 
     def follow(self, app, game_id: str) -> Follower:
         follower = Follower(game_id)
         with self._lock:
             self._followers.setdefault(game_id, set()).add(follower)
-            self._start_watcher(app)
+        if not self._watching():
+            with app.app_context():
+                from referee.models import db
+
+                self.watch(db.engine)
         return follower
 
     def leave(self, follower: Follower) -> None:
@@ -116,6 +206,7 @@ class Hub:
                     del self._followers[follower.game_id]
 
     def publish(self, change: Change) -> None:
+        self.tags.heard(change)
         with self._lock:
             followers = list(self._followers.get(change.game_id, ()))
         for follower in followers:
@@ -127,14 +218,20 @@ class Hub:
 
     # ------------------------------------------------------------ other processes
 
-    def _start_watcher(self, app) -> None:
-        if self._watcher is not None and self._watcher.is_alive() and self._pid == os.getpid():
+    def watch(self, engine) -> None:
+        """Start this process's watcher of other processes' writes, if it is not running."""
+        if self._watching():
             return
-        self._pid = os.getpid()  # a watcher never crosses a fork: each worker starts its own
-        with app.app_context():
-            from referee.models import db
+        with self._lock:
+            if not self._watching():
+                self._start_watcher(engine)
 
-            engine = db.engine
+    def _watching(self) -> bool:
+        return self._pid == os.getpid() and self._watcher is not None and self._watcher.is_alive()
+
+    def _start_watcher(self, engine) -> None:
+        self._pid = os.getpid()  # a watcher never crosses a fork: each worker starts its own
+        self.tags.lost()  # and hears for itself: nothing a parent heard is trusted
         target = self._listen if engine.url.get_backend_name() == "postgresql" else self._poll
         self._watcher = threading.Thread(target=target, args=(engine,), name="referee-events", daemon=True)
         self._watcher.start()
@@ -146,14 +243,19 @@ class Hub:
         conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
         while True:
             try:
-                with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as conn:
+                with psycopg.connect(conninfo, autocommit=True, connect_timeout=10,
+                                     application_name="referee-events") as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    self.tags.listening()
                     while True:
-                        for note in conn.notifies(timeout=5.0):
+                        for note in conn.notifies(timeout=HEARTBEAT_SECONDS):
                             change = Change.parse(note.payload)
                             if change is not None:
                                 self.publish(change)
+                        conn.execute("SELECT 1")  # the connection still hears (a dead one raises)
+                        self.tags.listening()
             except Exception:  # the database went away: followers keep their streams, we retry
+                self.tags.lost()
                 log.warning("event listener lost its connection; retrying", exc_info=True)
                 time.sleep(2.0)
 

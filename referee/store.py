@@ -122,10 +122,11 @@ def game_tag(game_id: str) -> str:
     return events.tag_of(head.version, head.revision)
 
 
-def read_tag(engine, game_id: str) -> str | None:
-    """``game_tag`` on a raw pooled connection, for the followers' path in front of Flask: Core's
-    statement, result and connection objects cost more than the read itself. None when no game has
-    this id; a database error is raised as the driver's (that path hands the request to Flask)."""
+def read_head(engine, game_id: str) -> tuple[int, int] | None:
+    """The game's (version, revision) on a raw pooled connection, for the followers' path in front
+    of Flask: Core's statement, result and connection objects cost more than the read itself. None
+    when no game has this id; a database error is raised as the driver's (that path hands the
+    request to Flask)."""
     if not _possible_id(game_id):
         return None
     query = "SELECT version, revision FROM games WHERE id = " + ("?" if engine.dialect.paramstyle == "qmark" else "%s")
@@ -147,7 +148,7 @@ def read_tag(engine, game_id: str) -> str | None:
         raise
     finally:
         raw.close()
-    return None if head is None else events.tag_of(head[0], head[1])
+    return None if head is None else (head[0], head[1])
 
 
 def not_modified(if_none_match: str | None, tag: str) -> bool:

@@ -3,8 +3,10 @@
 A phone that follows a game asks ``GET /api/v1/games/<id>`` again and again, and is mostly told
 "not modified". Flask, flask-smorest and the hooks cost such a read three times what the read
 itself costs (bench/README.md, "Move speed and a follower's read"), so this WSGI layer answers it
-from the game's version and revision alone (one indexed read, ``store.read_tag``) when the answer
-is a 304 or the view already encoded at that tag (``store.views``). Everything else goes on to
+from the game's tag alone when the answer is a 304 or the view already encoded at that tag
+(``store.views``). The tag is one indexed read (``store.read_head``); on PostgreSQL, where that
+read is a round trip, it comes from what this process's listener has heard of the game's writes
+(``events.TagBook``), with no query at all. Everything else goes on to
 Flask and is answered there as before: another method or path, a query string (``at``, ``lang``),
 no such game, a view not encoded yet (Flask encodes it and keeps it for the next follower), or a
 database that fails (Flask's error handlers make the 503).
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import time
 
-from referee import logs, store
+from referee import events, logs, store
 
 PREFIX = "/api/v1/games/"
 ROUTE = "/api/v1/games/<game_id>"  # the route's pattern, as Flask's log line names it
@@ -28,6 +30,7 @@ class Followers:
     def __init__(self, wsgi_app, engine):
         self.wsgi_app = wsgi_app
         self.engine = engine
+        self.heard = events.hub.tags if engine.dialect.name == "postgresql" else None
 
     def __call__(self, environ, start_response):
         path = environ.get("PATH_INFO", "")
@@ -37,7 +40,7 @@ class Followers:
         started = time.perf_counter()
         game_id = path[len(PREFIX):]
         try:
-            tag = store.read_tag(self.engine, game_id)
+            tag = self._tag(game_id)
         except Exception:  # the database failed: Flask's path answers (a 503 problem) and logs it
             tag = None
         if tag is None:
@@ -54,3 +57,20 @@ class Followers:
                        [("ETag", f'"{tag}"'), *headers, (logs.REQUEST_ID, rid)])
         logs.answered(rid, "GET", ROUTE, status, time.perf_counter() - started)
         return [body]
+
+    def _tag(self, game_id: str) -> str | None:
+        """The game's tag: as heard (PostgreSQL), else read, and then kept in the book."""
+        book = self.heard
+        if book is not None:
+            events.hub.watch(self.engine)  # this worker's listener, started with its first follower
+            tag = book.tag(game_id)
+            if tag is not None:
+                return tag
+            epoch = book.epoch  # before the read: a read that raced a lost connection teaches nothing
+        head = store.read_head(self.engine, game_id)
+        if head is None:
+            return None
+        version, revision = head
+        if book is not None:
+            book.learn(game_id, revision, version, epoch)
+        return events.tag_of(version, revision)

@@ -4,14 +4,20 @@ anything else handed to Flask; logged and counted like every request."""
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import pytest
 from flask import request, request_started
+from sqlalchemy import text
 from werkzeug.test import Client
 
-from referee import store
+from referee import events, store
 from referee.api.followers import Followers
+from referee.events import Change, TagBook, hub
+from referee.models import db
 
+TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
 PLAYERS = ["Ann", "Bob"]
 
 
@@ -86,7 +92,7 @@ def test_an_unknown_game_or_a_failing_database_is_flasks_to_answer(client, api, 
     def fails(engine, game_id):
         raise OSError("the database went away")
 
-    monkeypatch.setattr(store, "read_tag", fails)
+    monkeypatch.setattr(store, "read_head", fails)
     assert client.get(url).status_code == 200  # Flask read it on its own connection
 
 
@@ -104,3 +110,158 @@ def test_logged_and_counted_like_any_request(client, api, capsys):
     assert game["id"] not in json.dumps(line)
     metrics = client.get("/metrics").get_data(as_text=True)
     assert 'referee_requests_total{method="GET",route="/api/v1/games/<game_id>",status="304"}' in metrics
+
+
+# ---------------------------------------------------------------- the tag book (PostgreSQL's path)
+
+def _change(game_id: str, revision: int, version: int | None = None) -> Change:
+    return Change(game_id, revision, revision if version is None else version, "move")
+
+
+def test_the_tag_book_is_trusted_only_while_its_listener_hears():
+    book = TagBook()
+    book.heard(_change("g", 3))
+    assert book.tag("g") is None  # not listening: nothing heard counts
+    book.listening()
+    book.heard(_change("g", 3))
+    assert book.tag("g") == "3" and book.hears()
+    book._heard_at -= TagBook.STALE_SECONDS + 1  # no heartbeat for a while: the connection may be dead
+    assert book.tag("g") is None and not book.hears()
+    book.listening()
+    assert book.tag("g") == "3"
+    book.lost()
+    assert book.tag("g") is None
+    book.listening()
+    assert book.tag("g") is None  # a lost connection forgot everything
+
+
+def test_the_higher_revision_wins_and_a_read_that_raced_a_loss_teaches_nothing():
+    book = TagBook()
+    book.listening()
+    epoch = book.epoch
+    book.heard(_change("g", 5))
+    book.learn("g", 4, 4, epoch)  # a read that began before the write's NOTIFY arrived
+    assert book.tag("g") == "5"
+    book.heard(_change("g", 6, 4))  # an undo: a lower version, a higher revision
+    assert book.tag("g") == "4-6"
+    book.learn("h", 2, 2, epoch)
+    assert book.tag("h") == "2"
+    epoch = book.epoch
+    book.lost()
+    book.listening()
+    book.learn("k", 1, 1, epoch)  # began before the loss: whatever it read may be old
+    assert book.tag("k") is None
+    book.learn("k", 1, 1, book.epoch)
+    assert book.tag("k") == "1"
+
+
+def test_the_tag_book_reads_again_after_a_while_and_stays_small(monkeypatch):
+    book = TagBook()
+    book.listening()
+    book.heard(_change("g", 1))
+    monkeypatch.setattr(TagBook, "KEEP_SECONDS", -1.0)  # what a change that sent no NOTIFY could hide
+    assert book.tag("g") is None
+    monkeypatch.setattr(TagBook, "KEEP_SECONDS", 10.0)
+    monkeypatch.setattr(TagBook, "SIZE", 3)
+    book = TagBook()
+    book.listening()
+    for n in range(1, 4):
+        book.heard(_change(f"g{n}", n))
+    epoch = book.epoch
+    book.learn("g4", 4, 4, epoch)  # the book is full: it is pruned, and this read is not kept
+    assert book.epoch == epoch + 1 and book.tag("g4") is None and len(book._known) < 3
+    book.heard(_change("g5", 5))  # what the listener hears always counts
+    assert book.tag("g5") == "5"
+
+
+on_postgresql = pytest.mark.skipif(not (TEST_DATABASE_URL or "").startswith("postgresql"),
+                                   reason="the tag book serves PostgreSQL (TEST_DATABASE_URL)")
+
+
+@pytest.fixture
+def listening(app):
+    """This process's listener, hearing."""
+    with app.app_context():
+        hub.watch(db.engine)
+    deadline = time.monotonic() + 15
+    while not hub.tags.hears():
+        assert time.monotonic() < deadline, "the listener did not start"
+        time.sleep(0.02)
+    return hub.tags
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The follower reads that went to the database."""
+    calls = []
+    read = store.read_head
+
+    def counted(engine, game_id):
+        calls.append(game_id)
+        return read(engine, game_id)
+
+    monkeypatch.setattr(store, "read_head", counted)
+    return calls
+
+
+def _until(check, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while True:
+        result = check()
+        if result or time.monotonic() > deadline:
+            return result
+        time.sleep(0.01)
+
+
+@on_postgresql
+def test_on_postgresql_a_follower_is_answered_from_what_the_listener_heard(client, api, listening, reads,
+                                                                           monkeypatch, view_calls):
+    game = api.create("ninety-nine", PLAYERS)
+    url = f"/api/v1/games/{game['id']}"
+    tag = client.get(url).headers["ETag"]  # read once, and learned
+    assert reads == [game["id"]]
+    for _ in range(3):
+        assert client.get(url, headers={"If-None-Match": tag}).status_code == 304
+    assert client.get(url).headers["ETag"] == tag
+    assert reads == [game["id"]]  # no query since
+    # a move as another process makes it: this process hears of it only through its listener
+    monkeypatch.setattr(events, "committed", lambda change: None)
+    api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
+    moved = _until(lambda: (r := client.get(url, headers={"If-None-Match": tag})).status_code == 200 and r)
+    assert moved and moved.headers["ETag"] == '"1"' and moved.get_json()["version"] == 1
+    assert reads == [game["id"]]
+    calls = len(view_calls)
+    assert client.get(url, headers={"If-None-Match": '"1"'}).status_code == 304 and len(view_calls) == calls
+
+
+@on_postgresql
+def test_a_change_that_sent_no_notify_is_read_again_after_a_while(app, client, api, listening, monkeypatch):
+    game = api.create("ninety-nine", PLAYERS)
+    url = f"/api/v1/games/{game['id']}"
+    tag = client.get(url).headers["ETag"]
+    with app.app_context():  # a hand edit: no NOTIFY
+        db.session.execute(text("UPDATE games SET revision = revision + 1 WHERE id = :id"), {"id": game["id"]})
+        db.session.commit()
+    assert client.get(url, headers={"If-None-Match": tag}).status_code == 304  # as heard
+    monkeypatch.setattr(TagBook, "KEEP_SECONDS", 0.2)
+    time.sleep(0.3)
+    again = client.get(url, headers={"If-None-Match": tag})
+    assert again.status_code == 200 and again.headers["ETag"] == '"0-1"'
+
+
+@on_postgresql
+def test_a_lost_listener_forgets_and_the_database_answers(app, client, api, listening, reads):
+    game = api.create("ninety-nine", PLAYERS)
+    url = f"/api/v1/games/{game['id']}"
+    tag = client.get(url).headers["ETag"]
+    assert listening.tag(game["id"]) == tag.strip('"')
+    epoch = listening.epoch
+    with app.app_context():
+        db.session.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                "WHERE application_name = 'referee-events'"))
+        db.session.commit()
+    assert _until(lambda: listening.epoch != epoch)
+    assert listening.tag(game["id"]) is None
+    assert client.get(url, headers={"If-None-Match": tag}).status_code == 304
+    assert reads == [game["id"], game["id"]]  # read from the database again
+    assert _until(listening.hears, 15)  # and it listens again
