@@ -184,6 +184,7 @@ class Hub:
         self._followers: dict[str, set[Follower]] = {}
         self._watcher: threading.Thread | None = None
         self._pid = None
+        self._engine = None
         self.tags = TagBook()
 
     def follow(self, app, game_id: str) -> Follower:
@@ -218,19 +219,22 @@ class Hub:
 
     # ------------------------------------------------------------ other processes
 
-    def watch(self, engine) -> None:
-        """Start this process's watcher of other processes' writes, if it is not running."""
-        if self._watching():
-            return
-        with self._lock:
-            if not self._watching():
-                self._start_watcher(engine)
+    def watch(self, engine) -> bool:
+        """Start this process's watcher of other processes' writes, if it is not running. Whether
+        it watches this engine's database: a process serves one, the first it asked for (an app on
+        another database in the same process, as in the tests, is not told of its writes)."""
+        if not self._watching():
+            with self._lock:
+                if not self._watching():
+                    self._start_watcher(engine)
+        return self._engine is engine or self._engine.url == engine.url
 
     def _watching(self) -> bool:
         return self._pid == os.getpid() and self._watcher is not None and self._watcher.is_alive()
 
     def _start_watcher(self, engine) -> None:
         self._pid = os.getpid()  # a watcher never crosses a fork: each worker starts its own
+        self._engine = engine
         self.tags.lost()  # and hears for itself: nothing a parent heard is trusted
         target = self._listen if engine.url.get_backend_name() == "postgresql" else self._poll
         self._watcher = threading.Thread(target=target, args=(engine,), name="referee-events", daemon=True)

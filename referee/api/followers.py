@@ -61,8 +61,9 @@ class Followers:
     def _tag(self, game_id: str) -> str | None:
         """The game's tag: as heard (PostgreSQL), else read, and then kept in the book."""
         book = self.heard
+        if book is not None and not events.hub.watch(self.engine):  # the listener, started with the first follower
+            book = None  # it hears another database
         if book is not None:
-            events.hub.watch(self.engine)  # this worker's listener, started with its first follower
             tag = book.tag(game_id)
             if tag is not None:
                 return tag

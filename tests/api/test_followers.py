@@ -265,3 +265,22 @@ def test_a_lost_listener_forgets_and_the_database_answers(app, client, api, list
     assert client.get(url, headers={"If-None-Match": tag}).status_code == 304
     assert reads == [game["id"], game["id"]]  # read from the database again
     assert _until(listening.hears, 15)  # and it listens again
+
+
+@on_postgresql
+def test_an_app_on_another_database_never_answers_from_the_book(app, api, client, listening, reads, monkeypatch):
+    """The listener hears one database, the first its process asked for: a follower of an app on
+    another database (as a test makes one) is answered from that database, never from the book."""
+    from sqlalchemy import create_engine
+
+    game = api.create("ninety-nine", PLAYERS)
+    url = f"/api/v1/games/{game['id']}"
+    client.get(url)
+    assert listening.tag(game["id"]) == "0"
+    with app.app_context():
+        assert hub.watch(db.engine)
+        elsewhere = create_engine(db.engine.url.set(database="postgres"))
+    assert not hub.watch(elsewhere)
+    monkeypatch.setattr(store, "read_head", lambda engine, game_id: reads.append(game_id) or (7, 7))
+    assert Followers(None, elsewhere)._tag(game["id"]) == "7"  # read there, not the book's "0"
+    assert reads == [game["id"], game["id"]] and listening.tag(game["id"]) == "0"
