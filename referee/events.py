@@ -100,10 +100,7 @@ class TagBook:
     def tag(self, game_id: str) -> str | None:
         """The game's tag as heard, or None when the book cannot tell (then read the database)."""
         known = self._known.get(game_id)
-        if known is None or self._heard_at is None:
-            return None
-        now = time.monotonic()
-        if now - known[2] > self.KEEP_SECONDS or now - self._heard_at > self.STALE_SECONDS:
+        if known is None or not self.hears() or time.monotonic() - known[2] > self.KEEP_SECONDS:
             return None
         return tag_of(known[1], known[0])
 
