@@ -297,9 +297,44 @@ _LOCK = (update(_GAMES).where(_GAMES.c.id == bindparam("game_id")).values(versio
                                                    "revision", "status", "group_id", "rematch_id",
                                                    "rematch_of_id")]))
 _STATE = select(_GAMES.c.state).where(_GAMES.c.id == bindparam("game_id"))
-# built once: a statement with its values inline is compiled and keyed again on every call
-_SAVE = update(_GAMES).where(_GAMES.c.id == bindparam("of_game"))
-_INSERT_RECORD = insert(IdempotencyRecord.__table__)
+
+# What a write on a game's moves writes, each statement built once (one with its values inline is
+# compiled and keyed again on every call), every column named (a statement inside WITH gets no
+# column defaults): the move it adds to the log, the game row, the answer kept for its
+# Idempotency-Key, and on PostgreSQL its NOTIFY.
+_MOVES = Move.__table__
+_OF_GAME, _VERSION, _NOW = bindparam("of_game"), bindparam("version"), bindparam("now", type_=_MOVES.c.created_at.type)
+_INSERT_MOVE = insert(_MOVES).values(
+    game_id=_OF_GAME, version=_VERSION, voided=False, created_at=_NOW,
+    # the next position in the log is read in the INSERT itself: one statement, not two
+    seq=select(func.coalesce(func.max(_MOVES.c.seq), 0) + 1).where(_MOVES.c.game_id == _OF_GAME).scalar_subquery(),
+    payload=bindparam("payload", type_=_MOVES.c.payload.type),
+    idempotency_key=bindparam("idempotency_key", type_=_MOVES.c.idempotency_key.type),
+    checkpoint=bindparam("checkpoint", type_=_MOVES.c.checkpoint.type))
+_SAVE = update(_GAMES).where(_GAMES.c.id == _OF_GAME).values(
+    version=_VERSION, revision=bindparam("revision"), status=bindparam("status", type_=_GAMES.c.status.type),
+    state=bindparam("state", type_=_GAMES.c.state.type), updated_at=_NOW)
+_RECORDS = IdempotencyRecord.__table__
+_INSERT_RECORD = insert(_RECORDS).values(
+    game_id=_OF_GAME, created_at=_NOW, key=bindparam("key", type_=_RECORDS.c.key.type),
+    request_hash=bindparam("request_hash", type_=_RECORDS.c.request_hash.type),
+    status_code=bindparam("status_code", type_=_RECORDS.c.status_code.type),
+    response=bindparam("response", type_=_RECORDS.c.response.type))
+
+
+def _announced_save(added: bool, recorded: bool):
+    """PostgreSQL: the move, the row, the record and the NOTIFY (sent at commit) in one statement,
+    one round trip where they were up to four (a data-modifying WITH runs whether or not the query
+    reads it)."""
+    parts = [_INSERT_MOVE.cte("moved")] if added else []
+    parts.append(_SAVE.cte("saved"))
+    if recorded:
+        parts.append(_INSERT_RECORD.cte("recorded"))
+    return select(func.pg_notify(bindparam("channel"), bindparam("note"))).add_cte(*parts)
+
+
+_ANNOUNCED_SAVES = {(added, recorded): _announced_save(added, recorded) for added in (False, True)
+                    for recorded in (False, True)}
 
 
 class LockedGame:
@@ -307,18 +342,22 @@ class LockedGame:
     move more than its commit): what the checks read, and the state, loaded only when a write
     needs it and no copy at this ETag is in ``states``. ``save`` writes back what changed."""
 
-    def __init__(self, row):
+    def __init__(self, row, connection):
         for name, value in row._mapping.items():
             setattr(self, name, value)
         self._tag = entity_tag(self)  # as read: the tag ``state`` was stored at
         self._state = None
+        self.connection = connection  # the transaction's
+        self.added: dict | None = None  # the move this write adds to the log: its column values
+        self.recorded: dict | None = None  # the answer kept for the write's Idempotency-Key
+        self.announced: events.Change | None = None  # this write, for the game's followers
 
     @property
     def state(self) -> dict:
         if self._state is None:
             self._state = states.get(self.id, self._tag)
             if self._state is None:
-                self._state = db.session.connection().execute(_STATE, {"game_id": self.id}).scalar_one()
+                self._state = self.connection.execute(_STATE, {"game_id": self.id}).scalar_one()
         return self._state
 
     @state.setter
@@ -326,9 +365,21 @@ class LockedGame:
         self._state = value
 
     def save(self) -> None:
-        """Write the changed row (in the transaction; ``remember`` once it is committed)."""
-        db.session.connection().execute(_SAVE, {"of_game": self.id, "version": self.version, "revision": self.revision,
-                                                "state": self._state, "status": self.status})
+        """Write the changed row, the move the write adds and the answer it keeps, in the
+        transaction (``remember`` once it is committed); on PostgreSQL with the write's NOTIFY, in
+        one statement."""
+        values = {"of_game": self.id, "version": self.version, "revision": self.revision, "state": self._state,
+                  "status": self.status, "now": _now(), **(self.added or {}), **(self.recorded or {})}
+        if self.connection.dialect.name == "postgresql" and self.announced is not None:
+            values.update(channel=events.CHANNEL, note=self.announced.payload())
+            self.connection.execute(_ANNOUNCED_SAVES[self.added is not None, self.recorded is not None], values)
+            return
+        # SQLite has no data-modifying WITH (and no NOTIFY): one statement each
+        if self.added:
+            self.connection.execute(_INSERT_MOVE, values)
+        self.connection.execute(_SAVE, values)
+        if self.recorded:
+            self.connection.execute(_INSERT_RECORD, values)
 
     def remember(self) -> None:
         """After the commit: the state as it now is, for the next write on this game."""
@@ -340,10 +391,11 @@ def lock_game_row(game_id: str) -> LockedGame:
     """``lock_game`` for a write on the game's moves: the same lock, read without the ORM."""
     if not _possible_id(game_id):
         raise _not_found(game_id)
-    row = db.session.connection().execute(_LOCK, {"game_id": game_id}).first()
+    connection = db.session.connection()
+    row = connection.execute(_LOCK, {"game_id": game_id}).first()
     if row is None:  # the caller rolls back (the whole transaction, or a group's savepoint)
         raise _not_found(game_id)
-    return LockedGame(row)
+    return LockedGame(row, connection)
 
 
 def committed(work: Callable[[], Any]) -> Any:
@@ -573,12 +625,11 @@ def _locked_write(request: WriteRequest, change, status: int, check=None) -> tup
         check(game)
     _check_version(game, request.if_match)
     body = change(game)
-    game.save()
     _purge_expired(game)
     if request.idempotency_key:
-        db.session.connection().execute(_INSERT_RECORD, {
-            "game_id": game.id, "key": request.idempotency_key, "request_hash": request.fingerprint,
-            "status_code": status, "response": body})
+        game.recorded = {"key": request.idempotency_key, "request_hash": request.fingerprint, "status_code": status,
+                         "response": body}
+    game.save()
     return WriteResult(status, body), game
 
 
@@ -684,25 +735,17 @@ def _run_group(batch: list[_Job]) -> int:
     return len(changed)
 
 
-def _announce(game: Game, kind: str, announced: list) -> None:
-    """Tell the game's followers about this write: on PostgreSQL a NOTIFY in the transaction now,
-    and this process's own followers once it is committed (``_tell``)."""
-    change = events.Change(game.id, game.revision, game.version, kind)
-    events.notify_in_transaction(db.session, change)
-    announced.append(change)
+def _announce(game: LockedGame, kind: str, announced: list) -> None:
+    """Tell the game's followers about this write: on PostgreSQL a NOTIFY in the transaction (sent
+    with the row, ``LockedGame.save``), and this process's own followers once it is committed
+    (``_tell``)."""
+    game.announced = events.Change(game.id, game.revision, game.version, kind)
+    announced.append(game.announced)
 
 
 def _tell(result: WriteResult, announced: list) -> None:
     if announced and not result.replayed:
         events.committed(announced[-1])
-
-
-_MOVES = Move.__table__
-# the next position in the log is read in the INSERT itself: one statement, not two
-_INSERT_MOVE = insert(_MOVES).values(
-    game_id=bindparam("of_game"),
-    seq=select(func.coalesce(func.max(_MOVES.c.seq), 0) + 1).where(_MOVES.c.game_id == bindparam("of_game"))
-    .scalar_subquery())
 
 
 def apply_move(request: WriteRequest, move: Any) -> WriteResult:
@@ -714,10 +757,8 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
         state = engine.apply(game.state, move)  # RuleError leaves everything as it was
         game.version += 1
         game.revision += 1
-        checkpoint = state if game.version % CHECKPOINT_EVERY == 0 else None
-        db.session.connection().execute(_INSERT_MOVE, {
-            "of_game": game.id, "version": game.version, "payload": move,
-            "idempotency_key": request.idempotency_key, "checkpoint": checkpoint})
+        game.added = {"payload": move, "idempotency_key": request.idempotency_key,
+                      "checkpoint": state if game.version % CHECKPOINT_EVERY == 0 else None}
         _announce(game, "move", announced)
         return _save_state(game, state)
 
