@@ -71,3 +71,58 @@ def test_prefer_return_minimal_leaves_out_the_finished_rounds(client, api):
     undone = client.post(f"/api/v1/games/{game['id']}/undo",
                          headers={"Authorization": f"Bearer {game['token']}", "Prefer": "return=minimal"})
     assert undone.status_code == 200 and "rounds" not in undone.get_json()
+
+
+def _statements_of(app, write):
+    """The SQL statements ``write()`` sends (BEGIN and COMMIT are the driver's, not counted)."""
+    from sqlalchemy import event
+
+    from referee.models import db
+
+    sent = []
+    with app.app_context():
+        engine = db.engine
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        sent.append(" ".join(statement.split()))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        write()
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    return sent
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(app, client, api, keyed):
+    """A move is the lock, then its writes: on PostgreSQL the log row, the game row, the
+    Idempotency-Key's record and the NOTIFY in one statement (a data-modifying WITH), one round trip
+    where they were up to four; on SQLite, which has neither, one statement each. Each of them lands."""
+    game = api.create("ninety-nine", PLAYERS)
+    first = {"type": "play", "player": "Ann", "card": "5H"}
+    api.move(game, first)  # this process now keeps the state: the next write reads none
+    headers = {"Idempotency-Key": "press-1"} if keyed else {}
+    move = {"type": "play", "player": "Bob", "card": "6H"}
+    sent = _statements_of(app, lambda: api.move(game, move, headers=headers))
+    assert sent[0].startswith("UPDATE games SET version=games.version")  # the lock
+    if keyed:
+        assert sent[1].startswith("SELECT idempotency_records")  # a replay?
+    writes = sent[2 if keyed else 1:]
+    with app.app_context():
+        dialect = store.db.engine.dialect.name
+    if dialect == "postgresql":
+        assert len(writes) == 1, writes
+        assert writes[0].startswith("WITH moved AS (INSERT INTO moves") and "pg_notify" in writes[0]
+        assert ("INSERT INTO idempotency_records" in writes[0]) is keyed
+    else:
+        expected = ["INSERT INTO moves", "UPDATE games SET state="] + (["INSERT INTO idempotency_records"] if keyed else [])
+        assert [w[:len(e)] for w, e in zip(writes, expected)] == expected and len(writes) == len(expected), writes
+    # what each part wrote: the log, the row and, for a keyed move, the answer a retry gets back
+    assert [entry["move"] for entry in api.log(game)["moves"]] == [first, move]
+    assert api.state(game)["version"] == 2 and api.state(game)["total"] == 11
+    if keyed:
+        again = client.post(f"/api/v1/games/{game['id']}/moves", json=move,
+                            headers={"Authorization": f"Bearer {game['token']}", **headers})
+        assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+        assert api.state(game)["version"] == 2
