@@ -1,8 +1,9 @@
 """Games as move logs: create, apply a move, undo, replay. Every write on a game serializes.
 
-The game row is locked before it is read (``UPDATE games ... WHERE id = ?`` as the first statement
-of the transaction): on PostgreSQL that takes the row lock, on SQLite the database write lock, so
-concurrent writers queue instead of reading a snapshot that is stale by the time they write.
+The game row is locked before it is read, by the first statement of the transaction: on SQLite
+``UPDATE games ... WHERE id = ?``, which takes the database write lock, on PostgreSQL (for a move
+or an undo) ``SELECT ... FOR UPDATE``, which takes the row lock without writing the row. Concurrent
+writers queue instead of reading a snapshot that is stale by the time they write.
 The ``(game_id, seq)`` unique constraint is the last line of defence.
 
 On a SQLite file, writers first queue on an ``flock`` of a file beside the database (see
@@ -292,10 +293,12 @@ class StateCache(ViewCache):
 states = StateCache(size=64)  # the tables a worker serves at once; a miss reads the row
 
 _GAMES = Game.__table__
-_LOCK = (update(_GAMES).where(_GAMES.c.id == bindparam("game_id")).values(version=_GAMES.c.version)
-         .returning(*[_GAMES.c[name] for name in ("id", "game", "players", "options", "token_hash", "version",
-                                                   "revision", "status", "group_id", "rematch_id",
-                                                   "rematch_of_id")]))
+_LOCKED = [_GAMES.c[name] for name in ("id", "game", "players", "options", "token_hash", "version", "revision",
+                                       "status", "group_id", "rematch_id", "rematch_of_id")]
+_LOCK = update(_GAMES).where(_GAMES.c.id == bindparam("game_id")).values(version=_GAMES.c.version).returning(*_LOCKED)
+# PostgreSQL locks the row without writing it: the UPDATE above wrote a new version of the row
+# (and its WAL) only to lock it, and the move's own UPDATE wrote another
+_LOCK_FOR_UPDATE = select(*_LOCKED).where(_GAMES.c.id == bindparam("game_id")).with_for_update()
 _STATE = select(_GAMES.c.state).where(_GAMES.c.id == bindparam("game_id"))
 
 # What a write on a game's moves writes, each statement built once (one with its values inline is
@@ -392,7 +395,8 @@ def lock_game_row(game_id: str) -> LockedGame:
     if not _possible_id(game_id):
         raise _not_found(game_id)
     connection = db.session.connection()
-    row = connection.execute(_LOCK, {"game_id": game_id}).first()
+    lock = _LOCK_FOR_UPDATE if connection.dialect.name == "postgresql" else _LOCK
+    row = connection.execute(lock, {"game_id": game_id}).first()
     if row is None:  # the caller rolls back (the whole transaction, or a group's savepoint)
         raise _not_found(game_id)
     return LockedGame(row, connection)

@@ -96,21 +96,25 @@ def _statements_of(app, write):
 
 @pytest.mark.parametrize("keyed", [False, True])
 def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(app, client, api, keyed):
-    """A move is the lock, then its writes: on PostgreSQL the log row, the game row, the
-    Idempotency-Key's record and the NOTIFY in one statement (a data-modifying WITH), one round trip
-    where they were up to four; on SQLite, which has neither, one statement each. Each of them lands."""
+    """A move is the lock, then its writes. On PostgreSQL the lock is SELECT ... FOR UPDATE (it
+    writes nothing), and the log row, the game row, the Idempotency-Key's record and the NOTIFY are
+    one statement (a data-modifying WITH): one round trip where they were up to four. On SQLite,
+    which has neither, the lock is a no-op UPDATE and each row its own statement. Each part lands."""
     game = api.create("ninety-nine", PLAYERS)
     first = {"type": "play", "player": "Ann", "card": "5H"}
     api.move(game, first)  # this process now keeps the state: the next write reads none
     headers = {"Idempotency-Key": "press-1"} if keyed else {}
     move = {"type": "play", "player": "Bob", "card": "6H"}
     sent = _statements_of(app, lambda: api.move(game, move, headers=headers))
-    assert sent[0].startswith("UPDATE games SET version=games.version")  # the lock
+    with app.app_context():
+        dialect = store.db.engine.dialect.name
+    if dialect == "postgresql":  # the row lock, no write
+        assert sent[0].startswith("SELECT games.id") and sent[0].endswith("FOR UPDATE"), sent[0]
+    else:  # the database's write lock
+        assert sent[0].startswith("UPDATE games SET version=games.version"), sent[0]
     if keyed:
         assert sent[1].startswith("SELECT idempotency_records")  # a replay?
     writes = sent[2 if keyed else 1:]
-    with app.app_context():
-        dialect = store.db.engine.dialect.name
     if dialect == "postgresql":
         assert len(writes) == 1, writes
         assert writes[0].startswith("WITH moved AS (INSERT INTO moves") and "pg_notify" in writes[0]
