@@ -72,11 +72,16 @@ class TagBook:
     commits, and from the reads that found it missing (``learn``).
 
     It is trusted only while the listener is known to hear: after its LISTEN and within
-    ``STALE_SECONDS`` of its last heartbeat. A lost connection forgets everything. An entry is
-    read again after ``KEEP_SECONDS``, which bounds what a change that sent no NOTIFY (a hand edit,
-    a restore) can hide. The higher revision wins, whichever arrives first. A read learns what it
-    found only if nothing was forgotten since it began (``epoch``), so a read that raced a lost
-    connection or a pruning teaches nothing old.
+    ``STALE_SECONDS`` of its last heartbeat. A lost connection forgets everything.
+
+    An entry is read again after ``KEEP_SECONDS``, which bounds what a change that sent no NOTIFY
+    (a hand edit, a restore) can hide. One reader reads it, and the others are answered as heard
+    meanwhile: every follower asking at once went to the database together, and on two busy cores
+    some waited 0.1-1.2 s. A read that never reports back hands the turn on after
+    ``STALE_SECONDS``. What that read finds replaces the entry, even an older revision (a restore).
+    Otherwise the higher revision wins, whichever arrives first. A read learns what it found only
+    if nothing was forgotten since it began (``epoch``), so a read that raced a lost connection or
+    a pruning teaches nothing old.
 
     What it answers can be behind the database by the time a NOTIFY takes to arrive (well under a
     millisecond on one host): a follower then hears "not modified" once more and sees the write at
@@ -90,6 +95,7 @@ class TagBook:
     def __init__(self):
         self._lock = threading.Lock()
         self._known: dict[str, tuple[int, int, float]] = {}  # game -> (revision, version, when heard)
+        self._rereading: dict[str, float] = {}  # game -> when a reader began to read it again
         self._heard_at: float | None = None  # the listener's last heartbeat; None: not listening
         self.epoch = 0
 
@@ -100,9 +106,22 @@ class TagBook:
     def tag(self, game_id: str) -> str | None:
         """The game's tag as heard, or None when the book cannot tell (then read the database)."""
         known = self._known.get(game_id)
-        if known is None or not self.hears() or time.monotonic() - known[2] > self.KEEP_SECONDS:
+        if known is None or not self.hears():
             return None
+        now = time.monotonic()
+        if now - known[2] > self.KEEP_SECONDS and not self._rereading_elsewhere(game_id, now):
+            return None  # this caller reads it again
         return tag_of(known[1], known[0])
+
+    def _rereading_elsewhere(self, game_id: str, now: float) -> bool:
+        """Is another reader reading this game again (since STALE_SECONDS at most)? If not, the
+        caller is the one."""
+        with self._lock:
+            began = self._rereading.get(game_id)
+            if began is not None and now - began <= self.STALE_SECONDS:
+                return True
+            self._rereading[game_id] = now
+            return False
 
     def heard(self, change: Change) -> None:
         self._note(change.game_id, change.revision, change.version, None)
@@ -122,26 +141,28 @@ class TagBook:
                     self._prune(now)
                     if epoch is not None:
                         return
-            elif revision < known[0]:
-                return  # older than what was heard
+            elif revision < known[0] and (epoch is None or now - known[2] <= self.KEEP_SECONDS):
+                return  # older than what was heard (and not a read of an entry kept too long)
             self._known[game_id] = (revision, version, now)
+            self._rereading.pop(game_id, None)
 
     def _prune(self, now: float) -> None:
         self.epoch += 1
         self._known = {game: known for game, known in self._known.items() if now - known[2] <= self.KEEP_SECONDS}
         if len(self._known) >= self.SIZE:
             self._known = {}
+        self._rereading = {}
 
     def listening(self) -> None:
         """The listener's LISTEN is in effect (every commit from now on is heard), or it is alive."""
         with self._lock:
             if self._heard_at is None:
-                self._known, self.epoch = {}, self.epoch + 1
+                self._known, self._rereading, self.epoch = {}, {}, self.epoch + 1
             self._heard_at = time.monotonic()
 
     def lost(self) -> None:
         with self._lock:
-            self._known, self.epoch, self._heard_at = {}, self.epoch + 1, None
+            self._known, self._rereading, self.epoch, self._heard_at = {}, {}, self.epoch + 1, None
 
 
 class Follower:

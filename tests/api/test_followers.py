@@ -174,6 +174,30 @@ def test_the_tag_book_reads_again_after_a_while_and_stays_small(monkeypatch):
     assert book.tag("g5") == "5"
 
 
+def test_a_game_kept_too_long_is_read_again_by_one_reader_while_the_others_are_answered_as_heard(monkeypatch):
+    book = TagBook()
+    book.listening()
+    book.heard(_change("g", 3))
+    monkeypatch.setattr(TagBook, "KEEP_SECONDS", -1.0)  # every entry is due for a read
+    assert book.tag("g") is None  # this reader reads the database
+    assert book.tag("g") == "3" and book.tag("g") == "3"  # the others meanwhile: as heard
+    book.learn("g", 3, 3, book.epoch)  # what the read found
+    assert "g" not in book._rereading
+    assert book.tag("g") is None and book.tag("g") == "3"  # due again (KEEP_SECONDS): one reader again
+    book._rereading["g"] -= TagBook.STALE_SECONDS + 1  # that read never reported back
+    assert book.tag("g") is None and book.tag("g") == "3"  # the next reader takes the turn
+    # what the read of a game kept too long finds is the database's word, even an older revision
+    # (a restore, which sent no NOTIFY); a read that raced a fresher NOTIFY still teaches nothing
+    book.learn("g", 2, 2, book.epoch)
+    monkeypatch.setattr(TagBook, "KEEP_SECONDS", 10.0)
+    assert book.tag("g") == "2"
+    book.heard(_change("g", 4))
+    book.learn("g", 3, 3, book.epoch)
+    assert book.tag("g") == "4"
+    book.lost()
+    assert book._rereading == {} and book._known == {}
+
+
 on_postgresql = pytest.mark.skipif(not (TEST_DATABASE_URL or "").startswith("postgresql"),
                                    reason="the tag book serves PostgreSQL (TEST_DATABASE_URL)")
 
