@@ -7,8 +7,10 @@ import random
 
 import pytest
 from play_helpers import play
+from sqlalchemy import event
 
 from referee import store
+from referee.models import db
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 
@@ -75,10 +77,6 @@ def test_prefer_return_minimal_leaves_out_the_finished_rounds(client, api):
 
 def _statements_of(app, write):
     """The SQL statements ``write()`` sends (BEGIN and COMMIT are the driver's, not counted)."""
-    from sqlalchemy import event
-
-    from referee.models import db
-
     sent = []
     with app.app_context():
         engine = db.engine
@@ -107,7 +105,7 @@ def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(
     move = {"type": "play", "player": "Bob", "card": "6H"}
     sent = _statements_of(app, lambda: api.move(game, move, headers=headers))
     with app.app_context():
-        dialect = store.db.engine.dialect.name
+        dialect = db.engine.dialect.name
     if dialect == "postgresql":  # the row lock, no write
         assert sent[0].startswith("SELECT games.id") and sent[0].endswith("FOR UPDATE"), sent[0]
     else:  # the database's write lock
