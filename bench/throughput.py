@@ -1,5 +1,7 @@
 """HTTP throughput and latency under gunicorn, as ratios to a bare "hello" Flask endpoint served
-the same way in the same run. Prints a table; never passes or fails.
+the same way in the same run, beside the floor of a write over HTTP (bench/hello.py's ``POST
+/commit``: one durable commit of what a move stores, and nothing else). Prints a table; never
+passes or fails.
 
     python -m bench.throughput                  # SQLite, then PostgreSQL (BENCH_PG_URL)
     python -m bench.throughput --db sqlite --duration 5 --clients 1 16 64
@@ -37,9 +39,13 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
     url = database_url(db, tmp)
     rows = []
     served = {"GUNICORN_WORKER_CLASS": worker_class}  # hello is served the same way as the referee
-    with Server("bench.hello:app", **served) as hello, Server("wsgi:app", database_url=url, **served) as referee:
+    # the floor of a write over HTTP (bench/hello.py): on SQLite a file of its own on the same disk
+    floor_url = f"sqlite:///{tmp}/floor.sqlite3" if db == "sqlite" else url
+    with Server("bench.hello:app", **served) as hello, Server("wsgi:app", database_url=url, **served) as referee, \
+            Server("bench.hello:app", FLOOR_DATABASE_URL=floor_url, **served) as floor:
         hello.wait("/hello")
         referee.wait("/readyz")
+        floor.wait("/hello")
         http = requests.Session()
         # A game some way in, for GET /games/{id}.
         shown = create_game(referee.base, http)
@@ -66,12 +72,14 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
                                               f"/api/v1/games/{shown['id']}", if_none_match=shown_tag)),
                 ("POST /games/{id}/moves", timed(referee, wrk, referee.base, n, duration, "moves", "/",
                                                  games_file=games_file, moves_file=moves_file)),
+                ("POST bare commit (floor)", timed(floor, wrk, floor.base, n, duration, "post", "/commit",
+                                                   json.dumps(stream[0], separators=(",", ":")))),
             ):
                 rows.append(dict(db=db, worker=worker_class, what=what, clients=n, **result,
                                  ratio=result["rps"] / base_hello["rps"]))
-            print_rows(rows[-5:])
+            print_rows(rows[-6:])
         rss_end = referee.worker_rss_mib()
-        total = sum(r["requests"] for r in rows if r["what"] != "hello (baseline)")
+        total = sum(r["requests"] for r in rows if r["what"] not in ("hello (baseline)", "POST bare commit (floor)"))
         print(f"[{db} {worker_class}] worker RSS MiB after warm-up {rss_start} -> after {total} referee requests {rss_end}",
               flush=True)
         rows.append(dict(db=db, worker=worker_class, what="worker RSS MiB", rss_start=rss_start, rss_end=rss_end,
