@@ -34,6 +34,7 @@ from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
 from referee import events, metrics
+from referee.driver_statements import DriverStatement
 from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
 from referee.names import refuse_confusable
 from referee.rules import get_engine
@@ -295,16 +296,19 @@ states = StateCache(size=64)  # the tables a worker serves at once; a miss reads
 _GAMES = Game.__table__
 _LOCKED = [_GAMES.c[name] for name in ("id", "game", "players", "options", "token_hash", "version", "revision",
                                        "status", "group_id", "rematch_id", "rematch_of_id")]
-_LOCK = update(_GAMES).where(_GAMES.c.id == bindparam("game_id")).values(version=_GAMES.c.version).returning(*_LOCKED)
+# (updated_at named, as its onupdate would set it: a statement run on the driver gets no Core defaults)
+_LOCK = DriverStatement(update(_GAMES).where(_GAMES.c.id == bindparam("game_id")).values(
+    version=_GAMES.c.version, updated_at=bindparam("now", type_=_GAMES.c.updated_at.type)).returning(*_LOCKED))
 # PostgreSQL locks the row without writing it: the UPDATE above wrote a new version of the row
 # (and its WAL) only to lock it, and the move's own UPDATE wrote another
-_LOCK_FOR_UPDATE = select(*_LOCKED).where(_GAMES.c.id == bindparam("game_id")).with_for_update()
-_STATE = select(_GAMES.c.state).where(_GAMES.c.id == bindparam("game_id"))
+_LOCK_FOR_UPDATE = DriverStatement(select(*_LOCKED).where(_GAMES.c.id == bindparam("game_id")).with_for_update())
+_STATE = DriverStatement(select(_GAMES.c.state).where(_GAMES.c.id == bindparam("game_id")))
 
 # What a write on a game's moves writes, each statement built once (one with its values inline is
 # compiled and keyed again on every call), every column named (a statement inside WITH gets no
 # column defaults): the move it adds to the log, the game row, the answer kept for its
-# Idempotency-Key, and on PostgreSQL its NOTIFY.
+# Idempotency-Key, and on PostgreSQL its NOTIFY. The write path runs them, and the lock and the
+# state's read above, on the driver's connection (referee.driver_statements).
 _MOVES = Move.__table__
 _OF_GAME, _VERSION, _NOW = bindparam("of_game"), bindparam("version"), bindparam("now", type_=_MOVES.c.created_at.type)
 _INSERT_MOVE = insert(_MOVES).values(
@@ -336,17 +340,19 @@ def _announced_save(added: bool, recorded: bool):
     return select(func.pg_notify(bindparam("channel"), bindparam("note"))).add_cte(*parts)
 
 
-_ANNOUNCED_SAVES = {(added, recorded): _announced_save(added, recorded) for added in (False, True)
+_ANNOUNCED_SAVES = {(added, recorded): DriverStatement(_announced_save(added, recorded)) for added in (False, True)
                     for recorded in (False, True)}
+_WRITES = {name: DriverStatement(statement) for name, statement in
+           (("move", _INSERT_MOVE), ("game", _SAVE), ("record", _INSERT_RECORD))}
 
 
 class LockedGame:
-    """The game row as a write holds it, read by one Core statement (the ORM's unit of work cost a
+    """The game row as a write holds it, read by one statement (the ORM's unit of work cost a
     move more than its commit): what the checks read, and the state, loaded only when a write
     needs it and no copy at this ETag is in ``states``. ``save`` writes back what changed."""
 
-    def __init__(self, row, connection):
-        for name, value in row._mapping.items():
+    def __init__(self, row: dict, connection):
+        for name, value in row.items():
             setattr(self, name, value)
         self._tag = entity_tag(self)  # as read: the tag ``state`` was stored at
         self._state = None
@@ -360,7 +366,7 @@ class LockedGame:
         if self._state is None:
             self._state = states.get(self.id, self._tag)
             if self._state is None:
-                self._state = self.connection.execute(_STATE, {"game_id": self.id}).scalar_one()
+                self._state = _STATE.first(self.connection, {"game_id": self.id})["state"]
         return self._state
 
     @state.setter
@@ -375,14 +381,14 @@ class LockedGame:
                   "status": self.status, "now": _now(), **(self.added or {}), **(self.recorded or {})}
         if self.connection.dialect.name == "postgresql" and self.announced is not None:
             values.update(channel=events.CHANNEL, note=self.announced.payload())
-            self.connection.execute(_ANNOUNCED_SAVES[self.added is not None, self.recorded is not None], values)
+            _ANNOUNCED_SAVES[self.added is not None, self.recorded is not None].run(self.connection, values)
             return
         # SQLite has no data-modifying WITH (and no NOTIFY): one statement each
         if self.added:
-            self.connection.execute(_INSERT_MOVE, values)
-        self.connection.execute(_SAVE, values)
+            _WRITES["move"].run(self.connection, values)
+        _WRITES["game"].run(self.connection, values)
         if self.recorded:
-            self.connection.execute(_INSERT_RECORD, values)
+            _WRITES["record"].run(self.connection, values)
 
     def remember(self) -> None:
         """After the commit: the state as it now is, for the next write on this game."""
@@ -396,7 +402,7 @@ def lock_game_row(game_id: str) -> LockedGame:
         raise _not_found(game_id)
     connection = db.session.connection()
     lock = _LOCK_FOR_UPDATE if connection.dialect.name == "postgresql" else _LOCK
-    row = connection.execute(lock, {"game_id": game_id}).first()
+    row = lock.first(connection, {"game_id": game_id, "now": _now()})
     if row is None:  # the caller rolls back (the whole transaction, or a group's savepoint)
         raise _not_found(game_id)
     return LockedGame(row, connection)

@@ -4,13 +4,16 @@ ETag (store.states) or, when another process has written since, on the state the
 from __future__ import annotations
 
 import random
+from datetime import datetime, timezone
 
 import pytest
 from play_helpers import play
-from sqlalchemy import event
+from sqlalchemy import event, func, select
+from sqlalchemy.exc import IntegrityError
 
 from referee import store
-from referee.models import db
+from referee.driver_statements import DriverStatement
+from referee.models import IdempotencyRecord, db
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 
@@ -75,8 +78,9 @@ def test_prefer_return_minimal_leaves_out_the_finished_rounds(client, api):
     assert undone.status_code == 200 and "rounds" not in undone.get_json()
 
 
-def _statements_of(app, write):
-    """The SQL statements ``write()`` sends (BEGIN and COMMIT are the driver's, not counted)."""
+def _statements_of(app, write, monkeypatch):
+    """The SQL statements ``write()`` sends, through Core or on the driver's connection
+    (``DriverStatement``), in order (BEGIN and COMMIT are the driver's, not counted)."""
     sent = []
     with app.app_context():
         engine = db.engine
@@ -84,16 +88,25 @@ def _statements_of(app, write):
     def record(conn, cursor, statement, parameters, context, executemany):
         sent.append(" ".join(statement.split()))
 
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        write()
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
+    run = DriverStatement.run
+
+    def run_recorded(self, connection, values):
+        sent.append(" ".join(self.compiled(connection.dialect).sql.split()))
+        return run(self, connection, values)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(DriverStatement, "run", run_recorded)
+        event.listen(engine, "before_cursor_execute", record)
+        try:
+            write()
+        finally:
+            event.remove(engine, "before_cursor_execute", record)
     return sent
 
 
 @pytest.mark.parametrize("keyed", [False, True])
-def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(app, client, api, keyed):
+def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(app, client, api, keyed,
+                                                                                 monkeypatch):
     """A move is the lock, then its writes. On PostgreSQL the lock is SELECT ... FOR UPDATE (it
     writes nothing), and the log row, the game row, the Idempotency-Key's record and the NOTIFY are
     one statement (a data-modifying WITH): one round trip where they were up to four. On SQLite,
@@ -103,7 +116,7 @@ def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(
     api.move(game, first)  # this process now keeps the state: the next write reads none
     headers = {"Idempotency-Key": "press-1"} if keyed else {}
     move = {"type": "play", "player": "Bob", "card": "6H"}
-    sent = _statements_of(app, lambda: api.move(game, move, headers=headers))
+    sent = _statements_of(app, lambda: api.move(game, move, headers=headers), monkeypatch)
     with app.app_context():
         dialect = db.engine.dialect.name
     if dialect == "postgresql":  # the row lock, no write
@@ -128,3 +141,22 @@ def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(
                             headers={"Authorization": f"Bearer {game['token']}", **headers})
         assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
         assert api.state(game)["version"] == 2
+
+
+def test_a_failed_driver_statement_is_raised_as_core_raises_it(app, api):
+    """A statement run on the driver's connection fails as a Core statement would: wrapped as
+    SQLAlchemy's error (here a second record for one Idempotency-Key), so the service's handlers
+    (a 503 for a database failure, the group's retry) see it as any other; the transaction rolls
+    back as before."""
+    game = api.create("ninety-nine", PLAYERS)
+    values = {"of_game": game["id"], "now": datetime.now(timezone.utc), "key": "k", "request_hash": "h",
+              "status_code": 201, "response": {"id": game["id"]}}
+    with app.app_context():
+        connection = db.session.connection()
+        store._WRITES["record"].run(connection, values)
+        with pytest.raises(IntegrityError) as raised:
+            store._WRITES["record"].run(connection, values)
+        assert "uq_idempotency_game_key" in str(raised.value) or "UNIQUE" in str(raised.value)
+        db.session.rollback()
+        assert db.session.scalar(select(func.count()).select_from(IdempotencyRecord)
+                                 .where(IdempotencyRecord.game_id == game["id"])) == 0
