@@ -5,6 +5,7 @@ connection older than it at once, and the requests after it, moves included, are
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -17,10 +18,16 @@ pytestmark = pytest.mark.skipif(not (TEST_DATABASE_URL or "").startswith("postgr
 
 
 def _kill_every_connection() -> None:
+    """Terminate every other connection to the database, and wait until they are gone: a backend
+    ends a moment after pg_terminate_backend returns, and could still answer the next request."""
     admin = create_engine(TEST_DATABASE_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
-        connection.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                "WHERE datname = current_database() AND pid <> pg_backend_pid()"))
+        killed = connection.execute(text("SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity "
+                                         "WHERE datname = current_database() AND pid <> pg_backend_pid()")).scalars().all()
+        deadline = time.monotonic() + 10
+        while connection.execute(text("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(:pids)"),
+                                 {"pids": killed}).scalar() and time.monotonic() < deadline:
+            time.sleep(0.01)
     admin.dispose()
 
 
@@ -45,3 +52,19 @@ def test_a_restart_costs_at_most_one_503(app, client, api):
         assert response.mimetype == "application/problem+json" and response.headers["Retry-After"]
     assert api.state(game)["version"] == 1  # the move applied once
 
+
+
+def test_a_move_first_on_a_dead_connection_is_a_503_and_its_retry_applies_it_once(app, client, api):
+    """The move's statements run on the driver's connection (referee.driver_statements): a dead
+    connection there is still Core's failure, a 503 that replaces the pool, not a 500."""
+    game = api.create("ninety-nine", ["Ann", "Bob"])
+    with app.app_context():  # one connection in the pool, opened now: the move below takes it
+        db.engine.dispose()
+    api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
+    _kill_every_connection()
+    move = {"type": "play", "player": "Bob", "card": "6H"}
+    headers = {"Authorization": f"Bearer {game['token']}", "Idempotency-Key": "first-after-restart"}
+    answers = [client.post(f"/api/v1/games/{game['id']}/moves", json=move, headers=headers) for _ in range(2)]
+    assert [r.status_code for r in answers] == [503, 201], [r.get_json() for r in answers]
+    assert answers[0].mimetype == "application/problem+json" and answers[0].headers["Retry-After"]
+    assert api.state(game)["version"] == 2  # applied once
