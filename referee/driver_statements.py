@@ -55,9 +55,8 @@ class DriverStatement:
         compiled = self.compiled(connection.dialect)
         params = {**compiled.fixed, **values}
         for name, process in compiled.processors.items():
-            value = params.get(name)
-            if value is not None:
-                params[name] = process(value)
+            if name in params:  # None too, as Core does: a JSON column stores it as null unless none_as_null
+                params[name] = process(params[name])
         if compiled.order is not None:
             params = [params[name] for name in compiled.order]
         try:
