@@ -12,7 +12,7 @@ database commits the cheapest way the project knows:
   would be two more);
 - SQLite: the store's own group commit (``store._grouped``), where the writes of a process that
   queued while another held the file lock share one fsync; a commit per request reached only
-  0.16-0.18 of hello (bench/README.md, fifth pass).
+  0.16-0.20 of hello (bench/README.md, fifth pass).
 """
 import os
 
