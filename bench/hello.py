@@ -10,7 +10,7 @@ database commits the cheapest way the project knows:
 
 - PostgreSQL: the ``INSERT`` alone, in autocommit, one round trip (a ``BEGIN`` and a ``COMMIT``
   would be two more);
-- SQLite: the store's own group commit (``store._grouped``), where the writes of a process that
+- SQLite: the store's own group commit (``store.commit_write``), where the writes of a process that
   queued while another held the file lock share one fsync; a commit per request reached only
   0.16-0.20 of hello (bench/README.md, fifth pass).
 """
@@ -72,8 +72,5 @@ def commit():
         with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             connection.execute(_STORE, values)
     else:
-        job = store._Job(lambda: (db.session.execute(_STORE, values), _Written()))
-        store._grouped(store._sqlite_file(), job)
-        if job.error is not None:
-            raise job.error
+        store.commit_write(lambda: (db.session.execute(_STORE, values), _Written()))
     return "stored\n", 201

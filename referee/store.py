@@ -605,11 +605,18 @@ def _file_lock(path: str, deadline: float):
 
 def _write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
     """Lock the game, check the token (or, from the pages, the phone's key), replay, the body
-    (``check(game)``) and version, then run ``change(game)`` -> body; commit.
+    (``check(game)``) and version, then run ``change(game)`` -> body; commit (``commit_write``)."""
+    return commit_write(lambda: _locked_write(request, change, status, check))
+
+
+def commit_write(run: Callable[[], tuple[Any, Any]]) -> Any:
+    """Run ``run()`` as one write and commit it; returns the first of what it returns and raises
+    what it raised. ``run`` returns ``(result, written)``: ``written`` (None when nothing was
+    written, as for a replay) has its ``remember()`` called once the write is durable.
 
     On a SQLite file the writes of a process commit in groups (``_grouped``), behind one fsync;
     on PostgreSQL (whose row locks let writes on different games run at once) each commits alone."""
-    job = _Job(lambda: _locked_write(request, change, status, check))
+    job = _Job(run)
     path = _sqlite_file()
     if path is not None and not (db.session.new or db.session.dirty or db.session.deleted):
         _grouped(path, job)
@@ -813,4 +820,4 @@ __all__ = ["RuleError", "StoreError", "WriteRequest", "WriteResult", "apply_move
            "create_game", "new_game", "get_game", "lock_game", "check_phone", "find_credential",
            "split_credential", "game_view", "replay", "all_moves", "moves_page", "live_move",
            "entity_tag",
-           "request_fingerprint", "check_token", "check_writer"]
+           "request_fingerprint", "check_token", "check_writer", "commit_write"]
