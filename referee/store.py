@@ -1,10 +1,15 @@
 """Games as move logs: create, apply a move, undo, replay. Every write on a game serializes.
 
 The game row is locked before it is read, by the first statement of the transaction: on SQLite
-``UPDATE games ... WHERE id = ?``, which takes the database write lock, on PostgreSQL (for a move
-or an undo) ``SELECT ... FOR UPDATE``, which takes the row lock without writing the row. Concurrent
-writers queue instead of reading a snapshot that is stale by the time they write.
+``UPDATE games ... WHERE id = ?``, which takes the database write lock, on PostgreSQL (for an undo,
+or a move the unlocked path below leaves to it) ``SELECT ... FOR UPDATE``, which takes the row lock
+without writing the row. Concurrent writers queue instead of reading a snapshot that is stale by
+the time they write.
 The ``(game_id, seq)`` unique constraint is the last line of defence.
+
+On PostgreSQL a move with the game's own token takes no lock (``_unlocked_write``): it reads the
+row, and saves it, with its log row, only if no other write has changed the row since, each one
+statement in autocommit; a move that another write overtook is read and judged again.
 
 On a SQLite file, writers first queue on an ``flock`` of a file beside the database (see
 ``writer_queue``), where SQLite's busy handler would sleep and poll (up to 100 ms a try), which
@@ -30,7 +35,8 @@ from datetime import timedelta
 from typing import Any, Callable
 
 from flask import current_app
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import (ClauseElement, Insert, and_, bindparam, case, delete, exists, func, insert, literal, null,
+                        select, type_coerce, update)
 from sqlalchemy.exc import DBAPIError
 
 from referee import events, metrics
@@ -285,10 +291,15 @@ def lock_game(game_id: str) -> Game:
 
 
 class StateCache(ViewCache):
-    """The states of recent games, by game id, each with the ETag it was made at: a write finds the
-    state it builds on here instead of reading and unpacking it (its stored JSON grows with the
-    game). Safe for the reason ``ViewCache`` is: an ETag names one state forever. The engines never
-    change a state they are given (``rules.base.apply_move`` works on a copy), so one object serves."""
+    """The states of recent games, by game id, each with the (version, revision) it was made at: a
+    write finds the state it builds on here instead of reading and unpacking it (its stored JSON
+    grows with the game). Safe for the reason ``ViewCache`` is: the two name one state forever (they
+    make its ETag). The engines never change a state they are given (``rules.base.apply_move`` works
+    on a copy), so one object serves."""
+
+    def latest(self, game_id: str) -> tuple[tuple[int, int], dict] | None:
+        """The newest state kept for the game and its (version, revision), whatever they are."""
+        return self._views.get(game_id)
 
 
 states = StateCache(size=64)  # the tables a worker serves at once; a miss reads the row
@@ -311,33 +322,62 @@ _STATE = DriverStatement(select(_GAMES.c.state).where(_GAMES.c.id == bindparam("
 # state's read above, on the driver's connection (referee.driver_statements).
 _MOVES = Move.__table__
 _OF_GAME, _VERSION, _NOW = bindparam("of_game"), bindparam("version"), bindparam("now", type_=_MOVES.c.created_at.type)
-_INSERT_MOVE = insert(_MOVES).values(
+# a move's values and its Idempotency-Key's record's, by column: each INSERT's VALUES, or on
+# PostgreSQL its SELECT from the saved game row (``_after_save``)
+_MOVE_VALUES = dict(
     game_id=_OF_GAME, version=_VERSION, voided=False, created_at=_NOW,
     # the next position in the log is read in the INSERT itself: one statement, not two
     seq=select(func.coalesce(func.max(_MOVES.c.seq), 0) + 1).where(_MOVES.c.game_id == _OF_GAME).scalar_subquery(),
     payload=bindparam("payload", type_=_MOVES.c.payload.type),
     idempotency_key=bindparam("idempotency_key", type_=_MOVES.c.idempotency_key.type),
     checkpoint=bindparam("checkpoint", type_=_MOVES.c.checkpoint.type))
+_INSERT_MOVE = insert(_MOVES).values(_MOVE_VALUES)
+# the game row as the write read it: saved only if no other write has changed it since (under the
+# row lock none can; an unlocked write on PostgreSQL checks it so, ``_unlocked_write``)
 _SAVE = update(_GAMES).where(_GAMES.c.id == _OF_GAME).values(
     version=_VERSION, revision=bindparam("revision"), status=bindparam("status", type_=_GAMES.c.status.type),
     state=bindparam("state", type_=_GAMES.c.state.type), updated_at=_NOW)
+_SAVE_IF_AS_READ = _SAVE.where(_GAMES.c.version == bindparam("read_version"),
+                               _GAMES.c.revision == bindparam("read_revision"))
 _RECORDS = IdempotencyRecord.__table__
-_INSERT_RECORD = insert(_RECORDS).values(
+_RECORD_VALUES = dict(
     game_id=_OF_GAME, created_at=_NOW, key=bindparam("key", type_=_RECORDS.c.key.type),
     request_hash=bindparam("request_hash", type_=_RECORDS.c.request_hash.type),
     status_code=bindparam("status_code", type_=_RECORDS.c.status_code.type),
     response=bindparam("response", type_=_RECORDS.c.response.type))
+_INSERT_RECORD = insert(_RECORDS).values(_RECORD_VALUES)
+# an unlocked write's read (PostgreSQL), one statement, so all of it is of one moment: the row,
+# whether the write's Idempotency-Key has a record (a replay, left to the locked path), and the
+# state unless it is the one this process keeps (at version and revision "kept_at_*")
+_READ = DriverStatement(select(
+    *_LOCKED,
+    exists().where(_RECORDS.c.game_id == bindparam("game_id"), _RECORDS.c.key == bindparam("key")).label("key_recorded"),
+    type_coerce(case((and_(_GAMES.c.version == bindparam("kept_at_version"),
+                           _GAMES.c.revision == bindparam("kept_at_revision")), null()), else_=_GAMES.c.state),
+                _GAMES.c.state.type).label("state"),
+).where(_GAMES.c.id == bindparam("game_id")))
+
+
+def _after_save(table, values: dict, saved) -> Insert:
+    """INSERT ``values`` into ``table`` as a SELECT from the ``saved`` game row: a row only if the
+    game row was saved."""
+    return insert(table).from_select(list(values), select(*(value if isinstance(value, ClauseElement) else
+                                                            literal(value) for value in values.values()))
+                                     .select_from(saved))
 
 
 def _announced_save(added: bool, recorded: bool):
-    """PostgreSQL: the move, the row, the record and the NOTIFY (sent at commit) in one statement,
-    one round trip where they were up to four (a data-modifying WITH runs whether or not the query
-    reads it)."""
-    parts = [_INSERT_MOVE.cte("moved")] if added else []
-    parts.append(_SAVE.cte("saved"))
+    """PostgreSQL: the game row if it is as read, then the move, the record and the NOTIFY (sent at
+    commit), each only if the row was saved: one statement, one round trip where they were up to
+    four (a data-modifying WITH runs whether or not the query reads it). It returns a row only if
+    the game row was saved."""
+    saved = _SAVE_IF_AS_READ.returning(_GAMES.c.id).cte("saved")
+    parts = [saved]
+    if added:
+        parts.append(_after_save(_MOVES, _MOVE_VALUES, saved).cte("moved"))
     if recorded:
-        parts.append(_INSERT_RECORD.cte("recorded"))
-    return select(func.pg_notify(bindparam("channel"), bindparam("note"))).add_cte(*parts)
+        parts.append(_after_save(_RECORDS, _RECORD_VALUES, saved).cte("recorded"))
+    return select(func.pg_notify(bindparam("channel"), bindparam("note"))).select_from(saved).add_cte(*parts)
 
 
 _ANNOUNCED_SAVES = {(added, recorded): DriverStatement(_announced_save(added, recorded)) for added in (False, True)
@@ -347,16 +387,18 @@ _WRITES = {name: DriverStatement(statement) for name, statement in
 
 
 class LockedGame:
-    """The game row as a write holds it, read by one statement (the ORM's unit of work cost a
-    move more than its commit): what the checks read, and the state, loaded only when a write
-    needs it and no copy at this ETag is in ``states``. ``save`` writes back what changed."""
+    """The game row as a write holds it (locked, or on PostgreSQL read by an unlocked write), read
+    by one statement (the ORM's unit of work cost a move more than its commit): what the checks
+    read, and the state, loaded only when a write needs it and no copy at this ETag is in
+    ``states``. ``save`` writes back what changed."""
 
-    def __init__(self, row: dict, connection):
+    def __init__(self, row: dict, connection, key_recorded: bool | None = None, state: dict | None = None):
         for name, value in row.items():
             setattr(self, name, value)
-        self._tag = entity_tag(self)  # as read: the tag ``state`` was stored at
-        self._state = None
-        self.connection = connection  # the transaction's
+        self._at = (self.version, self.revision)  # as read: what ``state`` was stored at
+        self._state = state
+        self.connection = connection  # the transaction's (an unlocked write's: in autocommit)
+        self.key_recorded = key_recorded  # whether the write's Idempotency-Key has a record (None: unknown)
         self.added: dict | None = None  # the move this write adds to the log: its column values
         self.recorded: dict | None = None  # the answer kept for the write's Idempotency-Key
         self.announced: events.Change | None = None  # this write, for the game's followers
@@ -364,7 +406,7 @@ class LockedGame:
     @property
     def state(self) -> dict:
         if self._state is None:
-            self._state = states.get(self.id, self._tag)
+            self._state = states.get(self.id, self._at)
             if self._state is None:
                 self._state = _STATE.first(self.connection, {"game_id": self.id})["state"]
         return self._state
@@ -373,27 +415,30 @@ class LockedGame:
     def state(self, value: dict) -> None:
         self._state = value
 
-    def save(self) -> None:
+    def save(self) -> bool:
         """Write the changed row, the move the write adds and the answer it keeps, in the
         transaction (``remember`` once it is committed); on PostgreSQL with the write's NOTIFY, in
-        one statement."""
+        one statement, and only if the row is still as it was read. False when it was not (another
+        write came first: only an unlocked write can find so): nothing was written."""
         values = {"of_game": self.id, "version": self.version, "revision": self.revision, "state": self._state,
-                  "status": self.status, "now": _now(), **(self.added or {}), **(self.recorded or {})}
+                  "status": self.status, "now": _now(), "read_version": self._at[0], "read_revision": self._at[1],
+                  **(self.added or {}), **(self.recorded or {})}
         if self.connection.dialect.name == "postgresql" and self.announced is not None:
             values.update(channel=events.CHANNEL, note=self.announced.payload())
-            _ANNOUNCED_SAVES[self.added is not None, self.recorded is not None].run(self.connection, values)
-            return
-        # SQLite has no data-modifying WITH (and no NOTIFY): one statement each
+            saved = _ANNOUNCED_SAVES[self.added is not None, self.recorded is not None].first(self.connection, values)
+            return saved is not None
+        # SQLite has no data-modifying WITH (and no NOTIFY): one statement each, under the lock
         if self.added:
             _WRITES["move"].run(self.connection, values)
         _WRITES["game"].run(self.connection, values)
         if self.recorded:
             _WRITES["record"].run(self.connection, values)
+        return True
 
     def remember(self) -> None:
         """After the commit: the state as it now is, for the next write on this game."""
         if self._state is not None:
-            states.put(self.id, entity_tag(self), self._state)
+            states.put(self.id, (self.version, self.revision), self._state)
 
 
 def lock_game_row(game_id: str) -> LockedGame:
@@ -426,9 +471,9 @@ def check_token(game: Game, token: str | None) -> None:
         raise StoreError(401, "Token required", N_("Writes need the game's token: "
                                                    "'Authorization: Bearer <token>'."), "unauthorized",
                          headers={"WWW-Authenticate": 'Bearer realm="referee"'})
-    digest = hash_token(token)
-    if hmac.compare_digest(digest, game.token_hash):
+    if _own_token(game, token):
         return
+    digest = hash_token(token)
     # the token of the game's own group also writes it (and no other group's token does)
     group = db.session.get(Group, game.group_id) if game.group_id is not None else None
     if group is None or not hmac.compare_digest(digest, group.token_hash):
@@ -485,6 +530,11 @@ def check_phone(game: Game, phone: str | None) -> Credential:
     return credential
 
 
+def _own_token(game: Game, token: str | None) -> bool:
+    """Whether ``token`` is the game's own (not its group's)."""
+    return bool(token) and hmac.compare_digest(hash_token(token), game.token_hash)
+
+
 def entity_tag(game: Game) -> str:
     return events.tag_of(game.version, game.revision)
 
@@ -500,8 +550,8 @@ def _check_version(game: Game, if_match: str | None) -> None:
                          headers={"ETag": f'"{entity_tag(game)}"'})
 
 
-def _replayed(game: Game, request: WriteRequest) -> WriteResult | None:
-    if not request.idempotency_key:
+def _replayed(game: LockedGame, request: WriteRequest) -> WriteResult | None:
+    if not request.idempotency_key or game.key_recorded is False:  # read with the row: no record
         return None
     found = db.session.execute(select(IdempotencyRecord, IdempotencyRecord.created_at < _expiry_cutoff()).where(
         IdempotencyRecord.game_id == game.id, IdempotencyRecord.key == request.idempotency_key)).first()
@@ -523,11 +573,11 @@ def _expiry_cutoff():
     return _now() - timedelta(hours=current_app.config.get("IDEMPOTENCY_TTL_HOURS", 24))
 
 
-def _purge_expired(game: Game) -> None:
+def _purge_expired(game: LockedGame) -> None:
     """Every few writes, a game's expired idempotency records go, so they never outgrow the moves
     they guard (one DELETE per PURGE_EVERY writes, not one per write)."""
-    if game.revision % PURGE_EVERY == 0:
-        db.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.game_id == game.id,
+    if game.revision % PURGE_EVERY == 0:  # in the write's transaction (an unlocked write's: at once)
+        game.connection.execute(delete(IdempotencyRecord).where(IdempotencyRecord.game_id == game.id,
                                                            IdempotencyRecord.created_at < _expiry_cutoff()))
 
 
@@ -603,10 +653,51 @@ def _file_lock(path: str, deadline: float):
         os.close(want)
 
 
-def _write(request: WriteRequest, change, status: int, check=None) -> WriteResult:
+def _write(request: WriteRequest, change, status: int, check=None, unlocked: bool = False) -> WriteResult:
     """Lock the game, check the token (or, from the pages, the phone's key), replay, the body
-    (``check(game)``) and version, then run ``change(game)`` -> body; commit (``commit_write``)."""
+    (``check(game)``) and version, then run ``change(game)`` -> body; commit (``commit_write``).
+    ``unlocked``: a write that needs nothing but the game row (a move) tries ``_unlocked_write``
+    first on PostgreSQL."""
+    if (unlocked and request.phone is None and db.engine.dialect.name == "postgresql"
+            and not (db.session.new or db.session.dirty or db.session.deleted)):
+        result = _unlocked_write(request, change, status, check)
+        if result is not None:
+            return result
     return commit_write(lambda: _locked_write(request, change, status, check))
+
+
+UNLOCKED_TRIES = 3  # reads of a game that another write keeps changing, before queuing for its lock
+
+
+def _unlocked_write(request: WriteRequest, change, status: int, check=None) -> WriteResult | None:
+    """A write on PostgreSQL that reads the game row without locking it and saves it only if no
+    other write has changed it since (``LockedGame.save``): the read and the save are each one
+    statement in autocommit, two round trips where a locked write takes four (BEGIN, the lock, the
+    save, COMMIT). The save is its own transaction: its 201 comes after its commit, as any write's.
+    A refusal is answered from the row as read, as a locked write answers from the row as locked.
+    None, with nothing written, when the locked path must do it: a phone's key or a group's token
+    (their rows are read in the transaction), a key with a record (a replay, or a key reused or
+    expired), or a game that kept changing under it."""
+    if not _possible_id(request.game_id):
+        raise _not_found(request.game_id)
+    with db.engine.connect() as connection:
+        connection.execution_options(isolation_level="AUTOCOMMIT")
+        for _ in range(UNLOCKED_TRIES):
+            kept = states.latest(request.game_id)
+            (version, revision), kept_state = kept or ((-1, -1), None)
+            row = _READ.first(connection, {"game_id": request.game_id, "key": request.idempotency_key,
+                                           "kept_at_version": version, "kept_at_revision": revision})
+            if row is None:
+                raise _not_found(request.game_id)
+            key_recorded, state = row.pop("key_recorded"), row.pop("state")
+            game = LockedGame(row, connection, key_recorded=key_recorded, state=kept_state if state is None else state)
+            if key_recorded or not _own_token(game, request.token):
+                return None
+            result, written = _checked_write(game, request, change, status, check)
+            if result is not None:
+                written.remember()
+                return result
+    return None
 
 
 def commit_write(run: Callable[[], tuple[Any, Any]]) -> Any:
@@ -631,7 +722,16 @@ def commit_write(run: Callable[[], tuple[Any, Any]]) -> Any:
 def _locked_write(request: WriteRequest, change, status: int, check=None) -> tuple[WriteResult, LockedGame | None]:
     """The write in the open transaction, not committed: its result, and the game it wrote (None for
     a replay, which writes nothing)."""
-    game = lock_game_row(request.game_id)
+    result, written = _checked_write(lock_game_row(request.game_id), request, change, status, check)
+    if result is None:
+        raise RuntimeError("a locked game row changed before its write")  # the lock forbids it
+    return result, written
+
+
+def _checked_write(game: LockedGame, request: WriteRequest, change, status: int,
+                   check=None) -> tuple[WriteResult | None, LockedGame | None]:
+    """The write on ``game`` as read: its result and the game written (None for a replay), or no
+    result when ``save`` found the row changed since it was read."""
     check_writer(game, request)
     previous = _replayed(game, request)
     if previous:
@@ -646,7 +746,8 @@ def _locked_write(request: WriteRequest, change, status: int, check=None) -> tup
     if request.idempotency_key:
         game.recorded = {"key": request.idempotency_key, "request_hash": request.fingerprint, "status_code": status,
                          "response": body}
-    game.save()
+    if not game.save():
+        return None, game
     return WriteResult(status, body), game
 
 
@@ -782,7 +883,7 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
     def well_formed(game: LockedGame) -> None:
         load_move(engine_for(game.game), game.state, move)
 
-    result = _write(request, change, 201, well_formed)
+    result = _write(request, change, 201, well_formed, unlocked=True)
     if applied and not result.replayed:  # committed: count it
         metrics.MOVES.labels(applied[0]).inc()
     _tell(result, announced)

@@ -4,11 +4,12 @@ ETag (store.states) or, when another process has written since, on the state the
 from __future__ import annotations
 
 import random
+import threading
 from datetime import datetime, timezone
 
 import pytest
 from play_helpers import play
-from sqlalchemy import event, func, select
+from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
 from referee import store
@@ -107,10 +108,13 @@ def _statements_of(app, write, monkeypatch):
 @pytest.mark.parametrize("keyed", [False, True])
 def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(app, client, api, keyed,
                                                                                  monkeypatch):
-    """A move is the lock, then its writes. On PostgreSQL the lock is SELECT ... FOR UPDATE (it
-    writes nothing), and the log row, the game row, the Idempotency-Key's record and the NOTIFY are
-    one statement (a data-modifying WITH): one round trip where they were up to four. On SQLite,
-    which has neither, the lock is a no-op UPDATE and each row its own statement. Each part lands."""
+    """On PostgreSQL a move reads the game row, with whether its Idempotency-Key has a record,
+    without locking it, then saves in one statement (a data-modifying WITH): the game row only if
+    it is as read, and the log row, the key's record and the NOTIFY only if the game row was saved.
+    Both run in autocommit: two round trips, where BEGIN, a lock, the save and COMMIT were four.
+    On SQLite, which has no WITH that writes, the lock is a no-op UPDATE (the database's write
+    lock), then the replay lookup when there is a key, then each row its own statement. Each part
+    lands."""
     game = api.create("ninety-nine", PLAYERS)
     first = {"type": "play", "player": "Ann", "card": "5H"}
     api.move(game, first)  # this process now keeps the state: the next write reads none
@@ -119,18 +123,18 @@ def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(
     sent = _statements_of(app, lambda: api.move(game, move, headers=headers), monkeypatch)
     with app.app_context():
         dialect = db.engine.dialect.name
-    if dialect == "postgresql":  # the row lock, no write
-        assert sent[0].startswith("SELECT games.id") and sent[0].endswith("FOR UPDATE"), sent[0]
-    else:  # the database's write lock
-        assert sent[0].startswith("UPDATE games SET version=games.version"), sent[0]
-    if keyed:
-        assert sent[1].startswith("SELECT idempotency_records")  # a replay?
-    writes = sent[2 if keyed else 1:]
     if dialect == "postgresql":
-        assert len(writes) == 1, writes
-        assert writes[0].startswith("WITH moved AS (INSERT INTO moves") and "pg_notify" in writes[0]
-        assert ("INSERT INTO idempotency_records" in writes[0]) is keyed
+        assert len(sent) == 2, sent
+        read, save = sent
+        assert read.startswith("SELECT games.id") and "AS key_recorded" in read and "FOR UPDATE" not in read, read
+        assert save.startswith("WITH saved AS (UPDATE games SET state=") and "games.revision = " in save, save
+        assert "INSERT INTO moves" in save and save.endswith("FROM saved") and "pg_notify" in save, save
+        assert ("INSERT INTO idempotency_records" in save) is keyed
     else:
+        assert sent[0].startswith("UPDATE games SET version=games.version"), sent[0]
+        if keyed:
+            assert sent[1].startswith("SELECT idempotency_records")  # a replay?
+        writes = sent[2 if keyed else 1:]
         expected = ["INSERT INTO moves", "UPDATE games SET state="] + (["INSERT INTO idempotency_records"] if keyed else [])
         assert [w[:len(e)] for w, e in zip(writes, expected)] == expected and len(writes) == len(expected), writes
     # what each part wrote: the log, the row and, for a keyed move, the answer a retry gets back
@@ -160,3 +164,92 @@ def test_a_failed_driver_statement_is_raised_as_core_raises_it(app, api):
         db.session.rollback()
         assert db.session.scalar(select(func.count()).select_from(IdempotencyRecord)
                                  .where(IdempotencyRecord.game_id == game["id"])) == 0
+
+
+def _on_postgresql(app) -> None:
+    with app.app_context():
+        if db.engine.dialect.name != "postgresql":
+            pytest.skip("unlocked writes are PostgreSQL's (on SQLite a write holds the database's write lock)")
+
+
+def _between_read_and_save(monkeypatch, meddle, times: int = 1) -> list:
+    """Run ``meddle(game_id)`` after a write has read its game row and before it saves, the first
+    ``times`` times: another write that comes in between."""
+    checked_write, meddled = store._checked_write, []
+
+    def overtaken(game, request, *args, **kwargs):
+        if len(meddled) < times:
+            meddled.append(game.version)
+            assert game.state  # the write has read its game, the state too (else it reads the new one)
+            meddle(game.id)
+        return checked_write(game, request, *args, **kwargs)
+
+    monkeypatch.setattr(store, "_checked_write", overtaken)
+    return meddled
+
+
+def test_a_move_overtaken_between_its_read_and_its_save_is_judged_on_the_new_row(app, api, monkeypatch):
+    """Two phones press at once (PostgreSQL, no lock): the other's move is saved between this one's
+    read and its save. This save finds the row changed and writes nothing; the move is read again
+    and judged on the game as it now is: Bob has played, so his second card is refused (N99-2).
+    The log holds each move once."""
+    _on_postgresql(app)
+    game = api.create("ninety-nine", PLAYERS)
+    api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
+    url, auth = f"/api/v1/games/{game['id']}/moves", {"Authorization": f"Bearer {game['token']}"}
+    other = []
+
+    def other_phone(game_id):
+        def press():
+            other.append(app.test_client().post(url, json={"type": "play", "player": "Bob", "card": "6H"},
+                                                headers=auth))
+        thread = threading.Thread(target=press)
+        thread.start()
+        thread.join()
+
+    meddled = _between_read_and_save(monkeypatch, other_phone)
+    answer = app.test_client().post(url, json={"type": "play", "player": "Bob", "card": "7H"}, headers=auth)
+    assert meddled == [1] and other[0].status_code == 201
+    assert answer.status_code == 422 and answer.get_json()["rule"] == "N99-2", answer.get_json()
+    assert [entry["move"]["card"] for entry in api.log(game)["moves"]] == ["5H", "6H"]
+    assert api.state(game)["version"] == 2 and api.state(game)["total"] == 11
+
+
+def _bump(game_id):
+    """Another write that changes the game row but not its moves (as a rematch's link does)."""
+    with db.engine.begin() as connection:
+        connection.execute(text("UPDATE games SET revision = revision + 1 WHERE id = :id"), {"id": game_id})
+
+
+def test_a_move_whose_if_match_an_overtaking_write_made_stale_is_412(app, api, client, monkeypatch):
+    """The If-Match named the row as this write first read it; the write that came in between made
+    it stale, and the write read again says so (412, with the ETag as it now is)."""
+    _on_postgresql(app)
+    game = api.create("ninety-nine", PLAYERS)
+    api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
+    _between_read_and_save(monkeypatch, _bump)
+    answer = client.post(f"/api/v1/games/{game['id']}/moves", json={"type": "play", "player": "Bob", "card": "6H"},
+                         headers={"Authorization": f"Bearer {game['token']}", "If-Match": '"1"'})
+    assert answer.status_code == 412 and answer.headers["ETag"] == '"1-2"', answer.get_json()
+    assert len(api.log(game)["moves"]) == 1 and api.state(game)["version"] == 1
+
+
+def test_a_move_on_a_game_that_keeps_changing_queues_for_the_lock(app, api, monkeypatch):
+    """A write whose game row changes under it each time it reads it (here the row's revision, as a
+    rematch's link bumps it) gives up after ``UNLOCKED_TRIES`` reads and queues for the row lock:
+    the move lands once, on the row as it then is."""
+    _on_postgresql(app)
+    game = api.create("ninety-nine", PLAYERS)
+    api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
+
+    meddled = _between_read_and_save(monkeypatch, _bump, times=store.UNLOCKED_TRIES)
+    move = {"type": "play", "player": "Bob", "card": "6H"}
+    sent = _statements_of(app, lambda: api.move(game, move, headers={"Idempotency-Key": "busy-1"}), monkeypatch)
+    assert len(meddled) == store.UNLOCKED_TRIES
+    reads = [s for s in sent if "AS key_recorded" in s]
+    assert len(reads) == store.UNLOCKED_TRIES and any(s.endswith("FOR UPDATE") for s in sent), sent
+    assert [entry["move"] for entry in api.log(game)["moves"]][-1] == move and len(api.log(game)["moves"]) == 2
+    assert api.state(game)["etag"] == f"2-{2 + store.UNLOCKED_TRIES}"  # Ann's move, the bumps, this move
+    again = api.client.post(f"/api/v1/games/{game['id']}/moves", json=move,
+                            headers={"Authorization": f"Bearer {game['token']}", "Idempotency-Key": "busy-1"})
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
