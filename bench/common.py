@@ -101,7 +101,9 @@ def reset_postgres(url: str = PG_URL) -> None:
 class Server:
     """gunicorn with the project's gunicorn.conf.py on 127.0.0.1, as deployed (for both apps)."""
 
-    def __init__(self, app: str, database_url: str | None = None, workers: int | None = None, **env):
+    def __init__(self, app: str, database_url: str | None = None, workers: int | None = None,
+                 root: str | Path = ROOT, **env):
+        """``root``: the checkout to serve (its code and its gunicorn.conf.py); this one by default."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = tempfile.NamedTemporaryFile("w+", prefix="bench-gunicorn-", suffix=".log", delete=False)
@@ -115,7 +117,7 @@ class Server:
             # no access log, as gunicorn.conf.py has it (an --access-logfile, even /dev/null, has
             # gunicorn format a line for every request)
             [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}", app],
-            cwd=ROOT, env=environ, stdout=subprocess.DEVNULL, stderr=self.log)
+            cwd=root, env=environ, stdout=subprocess.DEVNULL, stderr=self.log)
 
     def wait(self, path: str) -> "Server":
         deadline = time.time() + 30
