@@ -85,10 +85,15 @@ def _engine_options(url: str, timeout: int) -> dict:
     ms = timeout * 1000
     # No pre-ping: it cost every request a round trip. A connection that died (the database
     # restarted) fails its request with a 503 and the pool replaces all its connections at once.
+    # Generic plans: psycopg prepares a statement a connection has run five times, and PostgreSQL
+    # then kept planning a move's two statements at every run (its custom plans looked cheaper):
+    # two fifths of its CPU under load (bench/README.md, sixth pass). Every statement of the service finds
+    # its rows by a key, a game's id or a group's id, where one plan serves every value.
     return {**pool,
             "connect_args": {"connect_timeout": timeout,
                              "options": f"-c statement_timeout={ms} -c lock_timeout={ms} "
-                                        f"-c idle_in_transaction_session_timeout={6 * ms}"}}
+                                        f"-c idle_in_transaction_session_timeout={6 * ms} "
+                                        "-c plan_cache_mode=force_generic_plan"}}
 
 
 @event.listens_for(Engine, "connect")
