@@ -87,8 +87,8 @@ def _engine_options(url: str, timeout: int) -> dict:
     # restarted) fails its request with a 503 and the pool replaces all its connections at once.
     # Generic plans: psycopg prepares a statement a connection has run five times, and PostgreSQL
     # then kept planning a move's two statements at every run (its custom plans looked cheaper):
-    # two fifths of its CPU under load (bench/README.md, sixth pass). Every statement of the service finds
-    # its rows by a key, a game's id or a group's id, where one plan serves every value.
+    # two fifths of its CPU under load (bench/README.md, sixth pass). Every statement of the
+    # service finds its rows by a key, a game's id or a group's id, where one plan serves all.
     return {**pool,
             "connect_args": {"connect_timeout": timeout,
                              "options": f"-c statement_timeout={ms} -c lock_timeout={ms} "
