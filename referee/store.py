@@ -578,7 +578,7 @@ def _purge_expired(game: LockedGame) -> None:
     they guard (one DELETE per PURGE_EVERY writes, not one per write)."""
     if game.revision % PURGE_EVERY == 0:  # in the write's transaction (an unlocked write's: at once)
         game.connection.execute(delete(IdempotencyRecord).where(IdempotencyRecord.game_id == game.id,
-                                                           IdempotencyRecord.created_at < _expiry_cutoff()))
+                                                                IdempotencyRecord.created_at < _expiry_cutoff()))
 
 
 def _sqlite_file() -> str | None:
