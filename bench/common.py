@@ -98,6 +98,19 @@ def reset_postgres(url: str = PG_URL) -> None:
     engine.dispose()
 
 
+def cpu_seconds(pids) -> float:
+    """CPU time (user + system) the processes ``pids`` have used so far, from /proc; a process that
+    has ended meanwhile counts for nothing."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 class Server:
     """gunicorn with the project's gunicorn.conf.py on 127.0.0.1, as deployed (for both apps)."""
 
@@ -148,14 +161,7 @@ class Server:
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the workers have used so far, from /proc: beside a row's requests,
         what each request cost the server's cores."""
-        total = 0
-        for pid in self.workers():
-            try:
-                fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-        return total / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.workers())
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -18,22 +18,14 @@ import os
 import subprocess
 import tempfile
 
-from bench.common import Server, create_game, database_url, machine, move_stream, wrk
+from bench.common import Server, cpu_seconds, create_game, database_url, machine, move_stream, wrk
 
 GAMES = 64
 
 
 def postgres_cpu_seconds() -> float:
     """CPU time used so far by every PostgreSQL process of the machine (its backends included)."""
-    pids = subprocess.run(["pgrep", "postgres"], capture_output=True, text=True).stdout.split()
-    total = 0
-    for pid in pids:
-        try:
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        except OSError:  # a backend that ended meanwhile
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+    return cpu_seconds(subprocess.run(["pgrep", "postgres"], capture_output=True, text=True).stdout.split())
 
 
 def machine_times() -> tuple[int, int]:

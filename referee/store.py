@@ -658,8 +658,7 @@ def _write(request: WriteRequest, change, status: int, check=None, unlocked: boo
     (``check(game)``) and version, then run ``change(game)`` -> body; commit (``commit_write``).
     ``unlocked``: a write that needs nothing but the game row (a move) tries ``_unlocked_write``
     first on PostgreSQL."""
-    if (unlocked and request.phone is None and db.engine.dialect.name == "postgresql"
-            and not (db.session.new or db.session.dirty or db.session.deleted)):
+    if unlocked and request.phone is None and db.engine.dialect.name == "postgresql" and not _session_pending():
         result = _unlocked_write(request, change, status, check)
         if result is not None:
             return result
@@ -709,7 +708,7 @@ def commit_write(run: Callable[[], tuple[Any, Any]]) -> Any:
     on PostgreSQL (whose row locks let writes on different games run at once) each commits alone."""
     job = _Job(run)
     path = _sqlite_file()
-    if path is not None and not (db.session.new or db.session.dirty or db.session.deleted):
+    if path is not None and not _session_pending():
         _grouped(path, job)
     else:  # a group of one, in this writer's own session (with what it holds, committed together)
         with writer_queue():
@@ -717,6 +716,12 @@ def commit_write(run: Callable[[], tuple[Any, Any]]) -> Any:
     if job.error is not None:
         raise job.error
     return job.result
+
+
+def _session_pending() -> bool:
+    """Whether this request's session holds changes of its own, which its write must commit with it
+    (in its own transaction: neither in a commit group nor unlocked)."""
+    return bool(db.session.new or db.session.dirty or db.session.deleted)
 
 
 def _locked_write(request: WriteRequest, change, status: int, check=None) -> tuple[WriteResult, LockedGame | None]:
