@@ -6,6 +6,7 @@ import hashlib
 import re
 
 import pytest
+from flask_limiter import Limiter
 from sqlalchemy import text
 
 from referee import create_app, store
@@ -51,6 +52,43 @@ def test_creating_games_is_rate_limited_per_client_address(limited_app):
                        json={"type": "play", "player": "Ann", "card": "5S"},
                        headers={"Authorization": f"Bearer {game['token']}"})
     assert move.status_code == 201
+
+
+def test_only_the_views_that_create_games_are_checked(limited_app, monkeypatch):
+    """The limiter's check in front of every view is skipped when no limit covers the whole app: a
+    move or a read never reaches the limiter's storage; creating a game is checked by its view."""
+    checks = []
+    real = Limiter._check_request_limit
+
+    def counted(self, callable_name=None, in_middleware=True):
+        checks.append("in front" if in_middleware else "in the view")
+        return real(self, callable_name, in_middleware)
+
+    monkeypatch.setattr(Limiter, "_check_request_limit", counted)
+    client = limited_app.test_client()
+    game = client.post("/api/v1/games", json=BODY).get_json()
+    assert checks == ["in the view"]
+    client.get(f"/api/v1/games/{game['id']}")
+    client.post(f"/api/v1/games/{game['id']}/moves", json={"type": "play", "player": "Ann", "card": "5S"},
+                headers={"Authorization": f"Bearer {game['token']}"})
+    client.get("/healthz")
+    assert checks == ["in the view"]
+
+
+def test_a_limit_on_the_whole_app_is_still_checked_in_front_of_every_view(app, database_url):
+    """An operator's RATELIMIT_DEFAULT (Flask-Limiter's own setting) limits every route as before."""
+    enabled = limiter.enabled
+    limited = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "AUTO_MIGRATE": False, "TESTING": True,
+                          "SECRET_KEY": "test", "RATELIMIT_ENABLED": True, "RATELIMIT_DEFAULT": "2 per minute",
+                          "RATELIMIT_STORAGE_URI": "memory://"})
+    limiter.reset()
+    try:
+        client = limited.test_client()
+        assert [client.get("/healthz").status_code for _ in range(3)] == [200, 200, 429]
+    finally:
+        limiter.limit_manager.set_default_limits([])  # one Limiter serves every app of the suite
+        limiter.reset()
+        limiter.enabled = enabled
 
 
 def test_the_start_page_and_the_api_share_one_budget(limited_app):
