@@ -33,6 +33,34 @@ def stored(value: Any) -> str:
     return orjson.dumps(value, default=_stored, option=_STORED).decode()
 
 
+# The JSON of finished rounds' entries, by the entry (held here, so its id names no other object)
+_ENTRIES: dict[int, tuple[dict, orjson.Fragment]] = {}
+ENTRIES_KEPT = 1024  # the finished rounds of the games in ``store.states``, with room to spare
+
+
+def storable(value: Any) -> Any:
+    """A state (or an answer holding one) to be written by ``stored``, each entry of its finished
+    ``rounds`` as the JSON written for that entry before. An entry is never edited, only replaced
+    (``rules.base.next_state``, ``replace_round``), and every later state shares it, so one entry
+    object always writes the same JSON: a move writes its finished rounds' texts once, not again at
+    every move, where they were most of the state's encoding (bench/README.md)."""
+    rounds = value.get("rounds") if type(value) is dict else None
+    if type(rounds) is not list or not rounds:
+        return value
+    return {**value, "rounds": [_entry_json(entry) for entry in rounds]}
+
+
+def _entry_json(entry: Any) -> orjson.Fragment:
+    kept = _ENTRIES.get(id(entry))
+    if kept is not None and kept[0] is entry:
+        return kept[1]
+    if len(_ENTRIES) >= ENTRIES_KEPT:  # the states they came from have left the cache long ago
+        _ENTRIES.clear()
+    fragment = orjson.Fragment(orjson.dumps(entry, default=_stored, option=_STORED))
+    _ENTRIES[id(entry)] = (entry, fragment)
+    return fragment
+
+
 def line(value: dict) -> str:
     """A log line: marked texts as their English words, anything unknown as its ``str``."""
     return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()

@@ -70,6 +70,24 @@ def test_marked_texts_survive_copies_pickles_and_storage():
     assert unpack({"$text": 1, "params": {}}) == {"$text": 1, "params": {}}  # not a text: left alone
 
 
+def test_a_finished_round_is_encoded_once_and_written_as_before(monkeypatch):
+    """``jsonio.storable`` (the state column's bind value) gives each finished round's entry the JSON
+    encoded for that entry object before: the bytes written are the ones ``stored`` writes afresh."""
+    first = {"round": 1, "breakdown": {"Ann": [{"detail": T("{n} tokens", n=2)}]}}
+    second = {"round": 2, "breakdown": {"Ann": [{"detail": joined([N_("a token"), T("{n} tokens", n=1)])}]}}
+    state = {"rounds": [first], "events": [{"text": T("{n} tokens", n=3)}]}
+    later = {**state, "rounds": [first, second]}  # as rules.base.next_state shares the entries
+    assert jsonio.stored(jsonio.storable(later)) == jsonio.stored(later)
+    assert jsonio.storable(state)["rounds"][0] is jsonio.storable(later)["rounds"][0]  # not encoded again
+    corrected = {**later, "rounds": [{**first, "round": 9}, second]}  # replaced, as replace_round does
+    assert json.loads(jsonio.stored(jsonio.storable(corrected)))["rounds"][0]["round"] == 9
+    assert jsonio.storable({"rounds": []}) == {"rounds": []} and jsonio.storable(None) is None
+    monkeypatch.setattr(jsonio, "_ENTRIES", {})
+    for number in range(jsonio.ENTRIES_KEPT + 5):  # kept within bounds
+        jsonio.storable({"rounds": [{"round": number}]})
+        assert len(jsonio._ENTRIES) <= jsonio.ENTRIES_KEPT
+
+
 def test_engines_mark_their_refusals_events_and_labels():
     with pytest.raises(ninety_nine.IllegalMove) as refused:
         ninety_nine.card_value("10H", 5)

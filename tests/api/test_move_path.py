@@ -3,18 +3,19 @@ ETag (store.states) or, when another process has written since, on the state the
 ``Prefer: return=minimal`` leaves the finished rounds out of a write's answer."""
 from __future__ import annotations
 
+import json
 import random
 import threading
 from datetime import datetime, timezone
 
 import pytest
-from play_helpers import play
+from play_helpers import TABLES, play
 from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import IntegrityError
 
-from referee import store
+from referee import jsonio, store
 from referee.driver_statements import DriverStatement
-from referee.models import IdempotencyRecord, db
+from referee.models import Game, IdempotencyRecord, db
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 
@@ -268,3 +269,51 @@ def test_a_statement_that_a_connection_prepared_is_planned_once(app):
                                "WHERE statement = 'SELECT version FROM games WHERE id = $1'").fetchone()
         connection.rollback()
     assert plans is not None and plans[0] > 0 and plans[1] == 0, plans
+
+
+class _StoredIsTheReplay:
+    """The suite's Api, checking after every write that the state the database holds is the replay
+    of the log encoded afresh: finished rounds encoded once per process (``jsonio.storable``) must
+    never write an entry as it was before a correction replaced it."""
+
+    def __init__(self, api, app):
+        self.api, self.app = api, app
+
+    def __getattr__(self, name):
+        return getattr(self.api, name)
+
+    def _check(self, game):
+        with self.app.app_context():
+            held = db.session.execute(text("SELECT state FROM games WHERE id = :id"), {"id": game["id"]}).scalar_one()
+            replayed = store.replay(db.session.get(Game, game["id"]))
+            assert (json.loads(held) if isinstance(held, str) else held) == json.loads(jsonio.stored(replayed))
+            db.session.remove()
+
+    def move(self, game, move, **kwargs):
+        answer = self.api.move(game, move, **kwargs)
+        self._check(game)
+        return answer
+
+    def undo(self, game, **kwargs):
+        answer = self.api.undo(game, **kwargs)
+        self._check(game)
+        return answer
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_the_stored_state_is_the_replay_encoded_afresh(app, api, name):
+    """Whole games of every kind (the random players correct finished rounds and adjust now and then),
+    with undos: the state column after every write holds what encoding the replay gives."""
+    play(_StoredIsTheReplay(api, app), name, seed=13, max_moves=150, undo_rate=0.1)
+
+
+def test_a_corrected_round_is_stored_as_corrected(app, api):
+    checked = _StoredIsTheReplay(api, app)
+    game = checked.create("five-crowns", PLAYERS)
+    for went_out, points in (("Ann", {"Bob": 10, "Cid": 20}), ("Bob", {"Ann": 5, "Cid": 7})):
+        checked.move(game, {"type": "round_result", "went_out": went_out,
+                            "hands": {p: {"points": n} for p, n in points.items()}})
+    fixed = checked.move(game, {"type": "correct_round", "round": 1, "reason": "Bob's points were Cid's",
+                                "went_out": "Ann", "hands": {"Bob": {"points": 3}, "Cid": {"points": 20}}})
+    assert fixed["rounds"][0]["scores"]["Bob"] == 3
+    checked.undo(game)
