@@ -39,11 +39,12 @@ ENTRIES_KEPT = 1024  # the finished rounds of the games in ``store.states``, wit
 
 
 def storable(value: Any) -> Any:
-    """A state (or an answer holding one) to be written by ``stored``, each entry of its finished
-    ``rounds`` as the JSON written for that entry before. An entry is never edited, only replaced
-    (``rules.base.next_state``, ``replace_round``), and every later state shares it, so one entry
-    object always writes the same JSON: a move writes its finished rounds' texts once, not again at
-    every move, where they were most of the state's encoding (bench/README.md)."""
+    """A state to be written by ``stored`` (the write path's, ``store.LockedGame.save``), each entry
+    of its finished ``rounds`` as the JSON written for that entry object before. An entry is never
+    edited, only replaced (``rules.base.next_state``, ``replace_round``), and every later state
+    shares it, so one entry object always writes the same JSON: a move encodes its finished rounds'
+    texts once, not again at every move, where they were most of the state's encoding
+    (bench/README.md)."""
     rounds = value.get("rounds") if type(value) is dict else None
     if type(rounds) is not list or not rounds:
         return value

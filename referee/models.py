@@ -8,7 +8,7 @@ from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import JSON, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 
-from referee import jsonio, texts
+from referee import texts
 
 db = SQLAlchemy()
 
@@ -16,14 +16,10 @@ db = SQLAlchemy()
 class StateJSON(TypeDecorator):
     """JSON that keeps the marked texts of a state (events, score breakdowns) translatable: they
     are stored as their msgid and params (the engine's serializer, ``referee.jsonio.stored``, writes
-    them so) and read back as ``referee.texts.Text``. A finished round's entry is encoded once per
-    process, not at every move (``jsonio.storable``)."""
+    them so) and read back as ``referee.texts.Text``."""
 
     impl = JSON
     cache_ok = True
-
-    def process_bind_param(self, value, dialect):
-        return jsonio.storable(value)
 
     def process_result_value(self, value, dialect):
         return texts.unpack(value)

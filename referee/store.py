@@ -39,7 +39,7 @@ from sqlalchemy import (ClauseElement, Insert, and_, bindparam, case, delete, ex
                         select, type_coerce, update)
 from sqlalchemy.exc import DBAPIError
 
-from referee import events, metrics
+from referee import events, jsonio, metrics
 from referee.driver_statements import DriverStatement
 from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
 from referee.names import refuse_confusable
@@ -420,9 +420,13 @@ class LockedGame:
         transaction (``remember`` once it is committed); on PostgreSQL with the write's NOTIFY, in
         one statement, and only if the row is still as it was read. False when it was not (another
         write came first: only an unlocked write can find so): nothing was written."""
-        values = {"of_game": self.id, "version": self.version, "revision": self.revision, "state": self._state,
-                  "status": self.status, "now": _now(), "read_version": self._at[0], "read_revision": self._at[1],
+        values = {"of_game": self.id, "version": self.version, "revision": self.revision, "status": self.status,
+                  "now": _now(), "read_version": self._at[0], "read_revision": self._at[1],
                   **(self.added or {}), **(self.recorded or {})}
+        # the state (and a checkpoint, the same state) with its finished rounds encoded once per process
+        values["state"] = jsonio.storable(self._state)
+        if values.get("checkpoint") is not None:
+            values["checkpoint"] = jsonio.storable(values["checkpoint"])
         if self.connection.dialect.name == "postgresql" and self.announced is not None:
             values.update(channel=events.CHANNEL, note=self.announced.payload())
             saved = _ANNOUNCED_SAVES[self.added is not None, self.recorded is not None].first(self.connection, values)
