@@ -121,7 +121,8 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = tempfile.NamedTemporaryFile("w+", prefix="bench-gunicorn-", suffix=".log", delete=False)
         environ = dict(os.environ, PORT=str(self.port), SECRET_KEY="bench", RATELIMIT_ENABLED="0",
-                       LOG_LEVEL="warning", **env)
+                       LOG_LEVEL="warning")
+        environ.update(env)  # which may turn the rate limiter back on
         if workers:
             environ["WEB_CONCURRENCY"] = str(workers)
         if database_url:

@@ -34,12 +34,18 @@ def machine_times() -> tuple[int, int]:
     return sum(fields), fields[3] + fields[4]  # idle + iowait
 
 
+# The rate limiter as deployed (on, its counts in a SQLite file in the instance folder), with a
+# creation limit that the bench's games never reach
+RATE_LIMITED = {"RATELIMIT_ENABLED": "1", "RATELIMIT_CREATE": "1000000 per minute"}
+
+
 def run_build(build: str, db: str, clients: int, duration: float, moves_file: str, runs: int,
-              worker_class: str) -> list[dict]:
+              worker_class: str, rate_limit: bool = False) -> list[dict]:
     tmp = tempfile.mkdtemp(prefix="bench-compare-")
     rows = []
     with Server("wsgi:app", database_url=database_url(db, tmp), root=build,
-                GUNICORN_WORKER_CLASS=worker_class, PYTHONPATH=os.path.abspath(build)) as server:
+                GUNICORN_WORKER_CLASS=worker_class, PYTHONPATH=os.path.abspath(build),
+                **(RATE_LIMITED if rate_limit else {})) as server:
         server.wait("/readyz")
         for run in range(runs):
             games_file = os.path.join(tmp, f"games-{run}.txt")
@@ -71,6 +77,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2, help="wrk runs per build and turn, each on fresh games")
     parser.add_argument("--duration", type=float, default=6.0, help="seconds per wrk run")
     parser.add_argument("--worker-class", default="gevent", dest="worker_class")
+    parser.add_argument("--rate-limit", action="store_true", dest="rate_limit",
+                        help="serve with the rate limiter on, as deployed (the other benches turn it off)")
     args = parser.parse_args()
     print(machine(), flush=True)
     stream = move_stream(1000)
@@ -81,7 +89,8 @@ def main() -> None:
         for clients in args.clients:
             for _ in range(args.rounds):
                 for build in args.builds:
-                    rows += run_build(build, db, clients, args.duration, moves_file.name, args.runs, args.worker_class)
+                    rows += run_build(build, db, clients, args.duration, moves_file.name, args.runs, args.worker_class,
+                                      args.rate_limit)
     print(f"\n{'build':24} {'db':8} {'clients':>7} {'moves/s':>15} {'worker ms':>13} {'postgres ms':>13}")
     for db in args.db:
         for clients in args.clients:
