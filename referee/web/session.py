@@ -43,3 +43,10 @@ class SessionInterface(SecureCookieSessionInterface):
         if app.secret_key and not request.cookies.get(self.get_cookie_name(app)):
             return self.session_class()
         return super().open_session(app, request)
+
+    def save_session(self, app: Flask, session, response) -> None:
+        # An empty session nothing read or changed (every API call): Flask would send nothing, but
+        # only after working out the cookie's flags, whether the request came over HTTPS included.
+        if not session and not session.modified and not session.accessed:
+            return
+        super().save_session(app, session, response)
