@@ -39,7 +39,8 @@ class _Limiter(Limiter):
         # Flask-Limiter checks every request before its view, for limits set on the whole app or a
         # blueprint. The service sets none: its one limit is on the views that create games, which
         # their decorator checks when they run. Skipping the check in front of every other request (a
-        # move, a read) saves it about 15 us (bench/README.md); with such limits configured it stays.
+        # move, a verdict) saves it 30-50 us in process (bench/README.md, seventh pass); with such
+        # limits configured it stays.
         if in_middleware and not self._limits_beyond_views():
             return
         super()._check_request_limit(callable_name, in_middleware)
