@@ -308,12 +308,13 @@ class _StoredIsTheReplay:
 
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_the_stored_state_is_the_replay_encoded_afresh(app, api, name):
-    """Whole games of every kind (the random players correct finished rounds and adjust now and then),
-    with undos: the state column after every write holds what encoding the replay gives."""
+    """Whole games of every kind, with undos and the random players' adjustments, over several
+    finished rounds: the state column after every write holds what encoding the replay gives."""
     play(_StoredIsTheReplay(api, app), name, seed=13, max_moves=150, undo_rate=0.1)
 
 
 def test_a_corrected_round_is_stored_as_corrected(app, api):
+    """A correction (T-1) replaces a finished round's entry: the state column holds the new one."""
     checked = _StoredIsTheReplay(api, app)
     game = checked.create("five-crowns", PLAYERS)
     for went_out, points in (("Ann", {"Bob": 10, "Cid": 20}), ("Bob", {"Ann": 5, "Cid": 7})):

@@ -68,10 +68,10 @@ def test_only_the_views_that_create_games_are_checked(limited_app, monkeypatch):
     client = limited_app.test_client()
     game = client.post("/api/v1/games", json=BODY).get_json()
     assert checks == ["in the view"]
-    client.get(f"/api/v1/games/{game['id']}")
-    client.post(f"/api/v1/games/{game['id']}/moves", json={"type": "play", "player": "Ann", "card": "5S"},
-                headers={"Authorization": f"Bearer {game['token']}"})
-    client.get("/healthz")
+    assert client.get(f"/api/v1/games/{game['id']}").status_code == 200
+    assert client.post(f"/api/v1/games/{game['id']}/moves", json={"type": "play", "player": "Ann", "card": "5S"},
+                       headers={"Authorization": f"Bearer {game['token']}"}).status_code == 201
+    assert client.get("/healthz").status_code == 200
     assert checks == ["in the view"]
 
 
