@@ -196,6 +196,20 @@ def create_game(base: str, session: requests.Session | None = None) -> dict:
     return response.json()
 
 
+GAMES = 64  # the games a row of moves plays, each owned by one of the row's connections
+JUDGE_BODY = json.dumps({"total": 60, "card": "2S", "players": 4})  # a verdict's request
+
+
+def games_file(base: str, clients: int, path: str, session: requests.Session | None = None) -> str:
+    """``GAMES`` new games, written to ``path`` for bench/wrk.lua a line each (``<connection> <id>
+    <token>``), dealt round the ``clients`` connections; returns ``path``."""
+    with open(path, "w") as f:
+        for i in range(GAMES):
+            game = create_game(base, session)
+            f.write(f"{i % clients} {game['id']} {game['token']}\n")
+    return path
+
+
 # ---------------------------------------------------------------- wrk
 
 WRK_SCRIPT = ROOT / "bench" / "wrk.lua"

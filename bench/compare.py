@@ -18,10 +18,7 @@ import os
 import subprocess
 import tempfile
 
-from bench.common import Server, cpu_seconds, create_game, database_url, machine, move_stream, wrk
-
-GAMES = 64
-
+from bench.common import Server, cpu_seconds, database_url, games_file, machine, move_stream, wrk
 
 def postgres_cpu_seconds() -> float:
     """CPU time used so far by every PostgreSQL process of the machine (its backends included)."""
@@ -48,13 +45,9 @@ def run_build(build: str, db: str, clients: int, duration: float, moves_file: st
                 **(RATE_LIMITED if rate_limit else {})) as server:
         server.wait("/readyz")
         for run in range(runs):
-            games_file = os.path.join(tmp, f"games-{run}.txt")
-            with open(games_file, "w") as f:
-                for i in range(GAMES):
-                    game = create_game(server.base)
-                    f.write(f"{i % clients} {game['id']} {game['token']}\n")
+            games = games_file(server.base, clients, os.path.join(tmp, f"games-{run}.txt"))
             cpu, pg, (all_before, idle_before) = server.cpu_seconds(), postgres_cpu_seconds(), machine_times()
-            result = wrk(server.base, clients, duration, "moves", "/", games_file=games_file, moves_file=moves_file)
+            result = wrk(server.base, clients, duration, "moves", "/", games_file=games, moves_file=moves_file)
             all_after, idle_after = machine_times()
             moves = max(result["requests"], 1)
             rows.append(dict(build=build, db=db, clients=clients, run=run, **result,

@@ -30,9 +30,8 @@ import time
 
 from werkzeug.test import EnvironBuilder
 
-from bench.common import OPTIONS, PLAYERS, machine, move_stream
+from bench.common import JUDGE_BODY, OPTIONS, PLAYERS, machine, move_stream
 
-JUDGE_BODY = json.dumps({"total": 60, "card": "2S", "players": 4}).encode()
 LIMITED = {"RATELIMIT_ENABLED": True, "RATELIMIT_CREATE": "1000000 per minute", "RATELIMIT_STORAGE_URI": "memory://"}
 
 
@@ -103,7 +102,7 @@ def main() -> None:
             figures = {
                 "hello": best_us(timed(hello.app, environ("GET", "/hello"), args.requests), args.repeat),
                 "/healthz": best_us(timed(app, environ("GET", "/healthz"), args.requests), args.repeat),
-                "judge": best_us(timed(app, environ("POST", "/api/v1/judge/ninety-nine/play", JUDGE_BODY),
+                "judge": best_us(timed(app, environ("POST", "/api/v1/judge/ninety-nine/play", JUDGE_BODY.encode()),
                                        args.requests), args.repeat),
                 "move": best_us(timed_moves(app, stream), args.repeat),
             }

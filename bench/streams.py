@@ -21,9 +21,7 @@ import time
 
 import requests
 
-from bench.common import Server, create_game, database_url, machine, move_stream, wrk
-
-GAMES = 64
+from bench.common import GAMES, Server, create_game, database_url, games_file, machine, move_stream, wrk
 
 
 def open_idle_streams(port: int, game_ids: list[str], n: int) -> list[socket.socket]:
@@ -82,12 +80,8 @@ def figures(answers: list[float], events: list[float]) -> str:
 
 def move_rate(server: Server, http: requests.Session, tmp: str, moves_file: str, clients: int,
               duration: float) -> dict:
-    games = [create_game(server.base, http) for _ in range(GAMES)]
-    games_file = os.path.join(tmp, f"games-{time.monotonic_ns()}.txt")
-    with open(games_file, "w") as f:
-        for i, g in enumerate(games):
-            f.write(f"{i % clients} {g['id']} {g['token']}\n")
-    return wrk(server.base, clients, duration, "moves", "/", games_file=games_file, moves_file=moves_file)
+    games = games_file(server.base, clients, os.path.join(tmp, f"games-{time.monotonic_ns()}.txt"), http)
+    return wrk(server.base, clients, duration, "moves", "/", games_file=games, moves_file=moves_file)
 
 
 def run(db: str, counts: list[int], clients: int, duration: float, moves_file: str) -> None:

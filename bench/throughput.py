@@ -27,10 +27,7 @@ import time
 
 import requests
 
-from bench.common import Server, create_game, database_url, machine, move_stream, wrk
-
-JUDGE_BODY = json.dumps({"total": 60, "card": "2S", "players": 4})
-GAMES = 64
+from bench.common import JUDGE_BODY, Server, create_game, database_url, games_file, machine, move_stream, wrk
 
 
 def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stream: list[dict],
@@ -56,11 +53,7 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
         shown_tag = r.headers["ETag"]
         rss_start = referee.worker_rss_mib()
         for n in clients:
-            games = [create_game(referee.base, http) for _ in range(GAMES)]
-            games_file = os.path.join(tmp, f"games-{n}.txt")
-            with open(games_file, "w") as f:
-                for i, g in enumerate(games):
-                    f.write(f"{i % n} {g['id']} {g['token']}\n")
+            games = games_file(referee.base, n, os.path.join(tmp, f"games-{n}.txt"), http)
             base_hello = timed(hello, wrk, hello.base, n, duration, "get", "/hello")
             rows.append(dict(db=db, worker=worker_class, what="hello (baseline)", clients=n, **base_hello, ratio=1.0))
             for what, result in (
@@ -71,7 +64,7 @@ def rows_for(db: str, clients: list[int], duration: float, moves_file: str, stre
                 ("GET /games/{id} 304", timed(referee, wrk, referee.base, n, duration, "get",
                                               f"/api/v1/games/{shown['id']}", if_none_match=shown_tag)),
                 ("POST /games/{id}/moves", timed(referee, wrk, referee.base, n, duration, "moves", "/",
-                                                 games_file=games_file, moves_file=moves_file)),
+                                                 games_file=games, moves_file=moves_file)),
                 ("POST bare commit (floor)", timed(floor, wrk, floor.base, n, duration, "post", "/commit",
                                                    json.dumps(stream[0], separators=(",", ":")))),
             ):
