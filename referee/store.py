@@ -290,23 +290,32 @@ def lock_game(game_id: str) -> Game:
     return lock_row(Game, game_id, Game.version, _not_found)
 
 
-class StateCache(ViewCache):
-    """The states of recent games, by game id, each with the (version, revision) it was made at: a
-    write finds the state it builds on here instead of reading and unpacking it (its stored JSON
-    grows with the game). Safe for the reason ``ViewCache`` is: the two name one state forever (they
-    make its ETag). The engines never change a state they are given (``rules.base.apply_move`` works
-    on a copy), so one object serves."""
+@dataclass(frozen=True)
+class Kept:
+    """A game as this process's last write on it left it: its row (the columns a write reads) and
+    its state."""
+    row: dict
+    state: dict
 
-    def latest(self, game_id: str) -> tuple[tuple[int, int], dict] | None:
-        """The newest state kept for the game and its (version, revision), whatever they are."""
+
+class StateCache(ViewCache):
+    """The states of recent games (``Kept``, with the row), by game id, each with the (version,
+    revision) it was made at: a write finds the state it builds on here instead of reading and
+    unpacking it (its stored JSON grows with the game). Safe for the reason ``ViewCache`` is: the
+    two name one state forever (they make its ETag). The engines never change a state they are
+    given (``rules.base.apply_move`` works on a copy), so one object serves."""
+
+    def latest(self, game_id: str) -> tuple[tuple[int, int], Kept] | None:
+        """The newest game kept and its (version, revision), whatever they are."""
         return self._views.get(game_id)
 
 
 states = StateCache(size=64)  # the tables a worker serves at once; a miss reads the row
 
 _GAMES = Game.__table__
-_LOCKED = [_GAMES.c[name] for name in ("id", "game", "players", "options", "token_hash", "version", "revision",
-                                       "status", "group_id", "rematch_id", "rematch_of_id")]
+_LOCKED_NAMES = ("id", "game", "players", "options", "token_hash", "version", "revision", "status", "group_id",
+                 "rematch_id", "rematch_of_id")
+_LOCKED = [_GAMES.c[name] for name in _LOCKED_NAMES]
 # (updated_at named, as its onupdate would set it: a statement run on the driver gets no Core defaults)
 _LOCK = DriverStatement(update(_GAMES).where(_GAMES.c.id == bindparam("game_id")).values(
     version=_GAMES.c.version, updated_at=bindparam("now", type_=_GAMES.c.updated_at.type)).returning(*_LOCKED))
@@ -339,6 +348,9 @@ _SAVE = update(_GAMES).where(_GAMES.c.id == _OF_GAME).values(
     state=bindparam("state", type_=_GAMES.c.state.type), updated_at=_NOW)
 _SAVE_IF_AS_READ = _SAVE.where(_GAMES.c.version == bindparam("read_version"),
                                _GAMES.c.revision == bindparam("read_revision"))
+# a write judged on the row this process kept, not read (``_kept_game``): also only if the token is
+# still the one it checked (a rotation leaves the revision as it was)
+_SAVE_IF_KEPT = _SAVE_IF_AS_READ.where(_GAMES.c.token_hash == bindparam("kept_token_hash"))
 _RECORDS = IdempotencyRecord.__table__
 _RECORD_VALUES = dict(
     game_id=_OF_GAME, created_at=_NOW, key=bindparam("key", type_=_RECORDS.c.key.type),
@@ -366,12 +378,16 @@ def _after_save(table, values: dict, saved) -> Insert:
                                      .select_from(saved))
 
 
-def _announced_save(added: bool, recorded: bool):
-    """PostgreSQL: the game row if it is as read, then the move, the record and the NOTIFY (sent at
-    commit), each only if the row was saved: one statement, one round trip where they were up to
-    four (a data-modifying WITH runs whether or not the query reads it). It returns a row only if
-    the game row was saved."""
-    saved = _SAVE_IF_AS_READ.returning(_GAMES.c.id).cte("saved")
+def _announced_save(added: bool, recorded: bool, kept: bool):
+    """PostgreSQL: the game row if it is as read (``kept``: as this process kept it, with the same
+    token, and no record yet for the write's Idempotency-Key), then the move, the record and the
+    NOTIFY (sent at commit), each only if the row was saved: one statement, one round trip where
+    they were up to four (a data-modifying WITH runs whether or not the query reads it). It returns
+    a row only if the game row was saved."""
+    save = _SAVE_IF_KEPT if kept else _SAVE_IF_AS_READ
+    if kept and recorded:  # a record means a retry (or a reused key): the read path answers it
+        save = save.where(~exists().where(_RECORDS.c.game_id == _OF_GAME, _RECORDS.c.key == bindparam("key")))
+    saved = save.returning(_GAMES.c.id).cte("saved")
     parts = [saved]
     if added:
         parts.append(_after_save(_MOVES, _MOVE_VALUES, saved).cte("moved"))
@@ -380,8 +396,8 @@ def _announced_save(added: bool, recorded: bool):
     return select(func.pg_notify(bindparam("channel"), bindparam("note"))).select_from(saved).add_cte(*parts)
 
 
-_ANNOUNCED_SAVES = {(added, recorded): DriverStatement(_announced_save(added, recorded)) for added in (False, True)
-                    for recorded in (False, True)}
+_ANNOUNCED_SAVES = {(added, recorded, kept): DriverStatement(_announced_save(added, recorded, kept))
+                    for added in (False, True) for recorded in (False, True) for kept in (False, True)}
 _WRITES = {name: DriverStatement(statement) for name, statement in
            (("move", _INSERT_MOVE), ("game", _SAVE), ("record", _INSERT_RECORD))}
 
@@ -392,13 +408,15 @@ class LockedGame:
     read, and the state, loaded only when a write needs it and no copy at this ETag is in
     ``states``. ``save`` writes back what changed."""
 
-    def __init__(self, row: dict, connection, key_recorded: bool | None = None, state: dict | None = None):
+    def __init__(self, row: dict, connection, key_recorded: bool | None = None, state: dict | None = None,
+                 kept: bool = False):
         for name, value in row.items():
             setattr(self, name, value)
         self._at = (self.version, self.revision)  # as read: what ``state`` was stored at
         self._state = state
         self.connection = connection  # the transaction's (an unlocked write's: in autocommit)
         self.key_recorded = key_recorded  # whether the write's Idempotency-Key has a record (None: unknown)
+        self.kept = kept  # the row as this process kept it, not read: ``save`` checks it is still so
         self.added: dict | None = None  # the move this write adds to the log: its column values
         self.recorded: dict | None = None  # the answer kept for the write's Idempotency-Key
         self.announced: events.Change | None = None  # this write, for the game's followers
@@ -406,7 +424,8 @@ class LockedGame:
     @property
     def state(self) -> dict:
         if self._state is None:
-            self._state = states.get(self.id, self._at)
+            kept = states.get(self.id, self._at)
+            self._state = kept.state if kept is not None else None
             if self._state is None:
                 self._state = _STATE.first(self.connection, {"game_id": self.id})["state"]
         return self._state
@@ -428,8 +447,9 @@ class LockedGame:
         if values.get("checkpoint") is not None:
             values["checkpoint"] = jsonio.storable(values["checkpoint"])
         if self.connection.dialect.name == "postgresql" and self.announced is not None:
-            values.update(channel=events.CHANNEL, note=self.announced.payload())
-            saved = _ANNOUNCED_SAVES[self.added is not None, self.recorded is not None].first(self.connection, values)
+            values.update(channel=events.CHANNEL, note=self.announced.payload(), kept_token_hash=self.token_hash)
+            saved = _ANNOUNCED_SAVES[self.added is not None, self.recorded is not None, self.kept].first(
+                self.connection, values)
             return saved is not None
         # SQLite has no data-modifying WITH (and no NOTIFY): one statement each, under the lock
         if self.added:
@@ -440,9 +460,10 @@ class LockedGame:
         return True
 
     def remember(self) -> None:
-        """After the commit: the state as it now is, for the next write on this game."""
+        """After the commit: the row and the state as they now are, for the next write on this game."""
         if self._state is not None:
-            states.put(self.id, (self.version, self.revision), self._state)
+            states.put(self.id, (self.version, self.revision),
+                       Kept({name: getattr(self, name) for name in _LOCKED_NAMES}, self._state))
 
 
 def lock_game_row(game_id: str) -> LockedGame:
@@ -669,38 +690,62 @@ def _write(request: WriteRequest, change, status: int, check=None, unlocked: boo
     return commit_write(lambda: _locked_write(request, change, status, check))
 
 
-UNLOCKED_TRIES = 3  # reads of a game that another write keeps changing, before queuing for its lock
+UNLOCKED_TRIES = 3  # tries on a game that another write keeps changing, before queuing for its lock
 
 
 def _unlocked_write(request: WriteRequest, change, status: int, check=None) -> WriteResult | None:
     """A write on PostgreSQL that reads the game row without locking it and saves it only if no
     other write has changed it since (``LockedGame.save``): the read and the save are each one
     statement in autocommit, two round trips where a locked write takes four (BEGIN, the lock, the
-    save, COMMIT). The save is its own transaction: its 201 comes after its commit, as any write's.
-    A refusal is answered from the row as read, as a locked write answers from the row as locked.
-    None, with nothing written, when the locked path must do it: a phone's key or a group's token
-    (their rows are read in the transaction), a key with a record (a replay, or a key reused or
-    expired), or a game that kept changing under it."""
+    save, COMMIT). The first try reads nothing when this process keeps the row as its last write on
+    the game left it (``_kept_game``): one round trip, the save. The save is its own transaction:
+    its 201 comes after its commit, as any write's. A refusal is answered from the row as read, as
+    a locked write answers from the row as locked (one on the row as kept is judged again on the
+    row as read). None, with nothing written, when the locked path must do it: a phone's key or a
+    group's token (their rows are read in the transaction), a key with a record (a replay, or a key
+    reused or expired), or a game that kept changing under it."""
     if not _possible_id(request.game_id):
         raise _not_found(request.game_id)
     with db.engine.connect() as connection:
         connection.execution_options(isolation_level="AUTOCOMMIT")
-        for _ in range(UNLOCKED_TRIES):
-            kept = states.latest(request.game_id)
-            (version, revision), kept_state = kept or ((-1, -1), None)
-            row = _READ.first(connection, {"game_id": request.game_id, "key": request.idempotency_key,
-                                           "kept_at_version": version, "kept_at_revision": revision})
-            if row is None:
-                raise _not_found(request.game_id)
-            key_recorded, state = row.pop("key_recorded"), row.pop("state")
-            game = LockedGame(row, connection, key_recorded=key_recorded, state=kept_state if state is None else state)
-            if key_recorded or not _own_token(game, request.token):
-                return None
-            result, written = _checked_write(game, request, change, status, check)
+        for attempt in range(UNLOCKED_TRIES):
+            game = _kept_game(request, connection) if attempt == 0 else None
+            if game is not None:
+                try:
+                    result, written = _checked_write(game, request, change, status, check)
+                except DBAPIError:
+                    raise
+                except Exception:  # refused on the row as kept: judged again on the row as it is
+                    continue
+            else:
+                kept = states.latest(request.game_id)
+                (version, revision), kept_game = kept or ((-1, -1), None)
+                row = _READ.first(connection, {"game_id": request.game_id, "key": request.idempotency_key,
+                                               "kept_at_version": version, "kept_at_revision": revision})
+                if row is None:
+                    raise _not_found(request.game_id)
+                key_recorded, state = row.pop("key_recorded"), row.pop("state")
+                game = LockedGame(row, connection, key_recorded=key_recorded,
+                                  state=kept_game.state if state is None else state)
+                if key_recorded or not _own_token(game, request.token):
+                    return None
+                result, written = _checked_write(game, request, change, status, check)
             if result is not None:
                 written.remember()
                 return result
     return None
+
+
+def _kept_game(request: WriteRequest, connection) -> LockedGame | None:
+    """The game as this process's last write on it left it, for a write to be judged on without
+    reading the row, when the write's token is the game's own as kept. Its save (``_SAVE_IF_KEPT``)
+    lands only if the row is still so (version, revision, token) and the write's Idempotency-Key has
+    no record; else, as after any refusal on it, the write reads the row and is judged again."""
+    kept = states.latest(request.game_id)
+    if kept is None:
+        return None
+    game = LockedGame(kept[1].row, connection, key_recorded=False, state=kept[1].state, kept=True)
+    return game if _own_token(game, request.token) else None
 
 
 def commit_write(run: Callable[[], tuple[Any, Any]]) -> Any:
