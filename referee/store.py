@@ -769,7 +769,10 @@ def commit_write(run: Callable[[], tuple[Any, Any]]) -> Any:
 
 def _session_pending() -> bool:
     """Whether this request's session holds changes of its own, which its write must commit with it
-    (in its own transaction: neither in a commit group nor unlocked)."""
+    (in its own transaction: neither in a commit group nor unlocked). A request that has made no
+    session holds none, and asking does not make one (a move's write mostly needs none)."""
+    if not db.session.registry.has():
+        return False
     return bool(db.session.new or db.session.dirty or db.session.deleted)
 
 
@@ -848,7 +851,9 @@ def _grouped(path: str, job: _Job) -> None:
                 raise
         finally:
             _PROCESS_WRITERS.release()
-    db.session.rollback()  # this writer's own session is left as a commit leaves it: nothing held, all expired
+    # this writer's own session, if it made one, is left as a commit leaves it: nothing held, all expired
+    if db.session.registry.has():
+        db.session.rollback()
 
 
 def _withdraw(job: _Job) -> bool:

@@ -210,6 +210,26 @@ def test_a_move_refused_on_the_row_as_kept_is_judged_on_the_row_as_it_is(client,
     assert [entry["move"]["card"] for entry in api.log(game)["moves"]] == ["5H", "6H", "7H", "8H", "9H"]
 
 
+def test_asking_whether_the_session_holds_changes_makes_no_session(app, api, monkeypatch):
+    """A write asks whether its request's session holds changes of its own (which it must then
+    commit with them); a request that made no session holds none, and asking makes none. On
+    PostgreSQL a move on a kept row then makes no session at all; on SQLite only the writer that
+    commits its group uses one."""
+    with app.app_context():
+        assert store._session_pending() is False and not db.session.registry.has()
+        db.session.add(IdempotencyRecord(game_id="x", key="k", request_hash="h", status_code=201, response={}))
+        assert store._session_pending() is True
+        db.session.rollback()
+        dialect = db.engine.dialect.name
+    game = api.create("ninety-nine", PLAYERS)
+    api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
+    made, make = [], db.session.registry.createfunc
+    monkeypatch.setattr(db.session.registry, "createfunc", lambda: made.append(1) or make())
+    api.move(game, {"type": "play", "player": "Bob", "card": "6H"})
+    assert len(made) == (0 if dialect == "postgresql" else 1), made
+    assert api.state(game)["version"] == 2
+
+
 def test_a_failed_driver_statement_is_raised_as_core_raises_it(app, api):
     """A statement run on the driver's connection fails as a Core statement would: wrapped as
     SQLAlchemy's error (here a second record for one Idempotency-Key), so the service's handlers
