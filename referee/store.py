@@ -718,16 +718,8 @@ def _unlocked_write(request: WriteRequest, change, status: int, check=None) -> W
                 except Exception:  # refused on the row as kept: judged again on the row as it is
                     continue
             else:
-                kept = states.latest(request.game_id)
-                (version, revision), kept_game = kept or ((-1, -1), None)
-                row = _READ.first(connection, {"game_id": request.game_id, "key": request.idempotency_key,
-                                               "kept_at_version": version, "kept_at_revision": revision})
-                if row is None:
-                    raise _not_found(request.game_id)
-                key_recorded, state = row.pop("key_recorded"), row.pop("state")
-                game = LockedGame(row, connection, key_recorded=key_recorded,
-                                  state=kept_game.state if state is None else state)
-                if key_recorded or not _own_token(game, request.token):
+                game = _read_game(request, connection)
+                if game is None:
                     return None
                 result, written = _checked_write(game, request, change, status, check)
             if result is not None:
@@ -744,8 +736,26 @@ def _kept_game(request: WriteRequest, connection) -> LockedGame | None:
     kept = states.latest(request.game_id)
     if kept is None:
         return None
-    game = LockedGame(kept[1].row, connection, key_recorded=False, state=kept[1].state, kept=True)
+    _, held = kept
+    game = LockedGame(held.row, connection, key_recorded=False, state=held.state, kept=True)
     return game if _own_token(game, request.token) else None
+
+
+def _read_game(request: WriteRequest, connection) -> LockedGame | None:
+    """The game row as it is (one statement, no lock), with the state this process keeps when the
+    row is still at its ETag; None when the locked path must write: the write's key has a record,
+    or its token is not the game's own (a group's)."""
+    kept = states.latest(request.game_id)
+    (version, revision), held = kept or ((-1, -1), None)
+    row = _READ.first(connection, {"game_id": request.game_id, "key": request.idempotency_key,
+                                   "kept_at_version": version, "kept_at_revision": revision})
+    if row is None:
+        raise _not_found(request.game_id)
+    key_recorded, state = row.pop("key_recorded"), row.pop("state")
+    game = LockedGame(row, connection, key_recorded=key_recorded, state=held.state if state is None else state)
+    if key_recorded or not _own_token(game, request.token):
+        return None
+    return game
 
 
 def commit_write(run: Callable[[], tuple[Any, Any]]) -> Any:
