@@ -6,9 +6,9 @@ import time
 
 from flask import Response, current_app, request
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from referee import store
+from referee.api.blueprint import Blueprint
 from referee.api.errors import problem_response
 from referee.events import Change, hub
 

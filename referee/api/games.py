@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from flask import current_app, jsonify, request, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from referee import groups, store
+from referee.api.blueprint import Blueprint
 from referee.api.errors import problem_response
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (

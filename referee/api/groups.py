@@ -6,9 +6,9 @@ from urllib.parse import urlencode
 
 from flask import url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from referee import groups, store
+from referee.api.blueprint import Blueprint
 from referee.api.errors import problem_response
 from referee.api.games import WRITE_HEADERS, _game_response, bearer_token
 from referee.api.limits import limit_game_creation

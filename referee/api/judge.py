@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from flask import request
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
+from referee.api.blueprint import Blueprint
 from referee.api.declared import camel, ref
 from referee.rules import ENGINES
 from referee.rules.base import InvalidInput

@@ -3,9 +3,9 @@ rotate the token itself (``referee.links``). Every operation here needs the game
 from __future__ import annotations
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from referee import links
+from referee.api.blueprint import Blueprint
 from referee.api.errors import problem_response
 from referee.api.games import bearer_token
 from referee.api.schemas import CreatedLinkSchema, CreateLinkSchema, CredentialListSchema, RotatedTokenSchema

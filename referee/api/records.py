@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import ValidationError
 
 from referee import groups, records, stats, store
+from referee.api.blueprint import Blueprint
 from referee.api.errors import _validation_detail, problem, problem_response
 from referee.api.games import _game_response, bearer_token
 from referee.api.limits import limit_game_creation

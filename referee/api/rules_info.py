@@ -3,8 +3,8 @@ that accept them, options, ruling ids and verdicts."""
 from __future__ import annotations
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
+from referee.api.blueprint import Blueprint
 from referee.api.errors import problem_response
 from referee.api.schemas import RulesSchema
 from referee.rules import ENGINES

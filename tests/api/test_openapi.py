@@ -35,3 +35,19 @@ def test_every_route_is_documented(app):
     for name, engine in ENGINES.items():
         for verdict in engine.JUDGES:
             assert f"/api/v1/judge/{name}/{verdict}" in paths
+
+
+def test_documentation_only_decorators_do_not_wrap_the_view(app):
+    """``doc`` and ``alt_response`` put their part of the spec on the view (referee.api.blueprint):
+    a move passes through one flask-smorest wrapper, the response's, not eleven; and what they
+    documented is in the spec."""
+    from referee.api.games import Moves
+
+    layers, view = 0, Moves.post
+    while hasattr(view, "__wrapped__"):
+        layers, view = layers + 1, view.__wrapped__
+    assert layers == 1
+    apply_move = served_spec(app)["paths"]["/api/v1/games/{game_id}/moves"]["post"]
+    assert apply_move["operationId"] == "applyMove"  # doc
+    assert {"400", "401", "403", "404", "412", "413", "415", "422"} <= set(apply_move["responses"])  # alt_response
+    assert any(p.get("name") == "Idempotency-Key" for p in apply_move["parameters"])  # documented_write's doc
