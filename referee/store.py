@@ -14,13 +14,17 @@ statement in autocommit; a move that another write overtook is read and judged a
 On a SQLite file, writers first queue on an ``flock`` of a file beside the database (see
 ``writer_queue``), where SQLite's busy handler would sleep and poll (up to 100 ms a try), which
 made the slowest moves wait hundreds of milliseconds; and the moves and undos that a process has
-queued by the time it gets the lock commit together, behind one fsync (``_grouped``).
+queued by the time it gets the lock commit together, behind one fsync (``_grouped``). A move with
+the game's own token is judged before it queues, on the row as this process's last write on the
+game left it (``_judged_first``): under the lock it is only saved, if the row is still so, and
+else judged again on the row as locked.
 """
 from __future__ import annotations
 
 import contextlib
 import copy
 import fcntl
+import functools
 import hashlib
 import hmac
 import json
@@ -36,7 +40,7 @@ from typing import Any, Callable
 
 from flask import current_app
 from sqlalchemy import (ClauseElement, Insert, and_, bindparam, case, delete, exists, func, insert, literal, null,
-                        select, type_coerce, update)
+                        select, text, type_coerce, update)
 from sqlalchemy.exc import DBAPIError
 
 from referee import events, jsonio, metrics
@@ -349,9 +353,12 @@ _SAVE = update(_GAMES).where(_GAMES.c.id == _OF_GAME).values(
 _SAVE_IF_AS_READ = _SAVE.where(_GAMES.c.version == bindparam("read_version"),
                                _GAMES.c.revision == bindparam("read_revision"))
 # a write judged on the row this process kept, not read (``_kept_game``): also only if the token is
-# still the one it checked (a rotation leaves the revision as it was)
+# still the one it checked (a rotation leaves the revision as it was), and, for a keyed write, if its
+# Idempotency-Key has no record yet (a record means a retry, or a reused key: the row as read answers it)
 _SAVE_IF_KEPT = _SAVE_IF_AS_READ.where(_GAMES.c.token_hash == bindparam("kept_token_hash"))
 _RECORDS = IdempotencyRecord.__table__
+_SAVE_IF_KEPT_UNRECORDED = _SAVE_IF_KEPT.where(
+    ~exists().where(_RECORDS.c.game_id == _OF_GAME, _RECORDS.c.key == bindparam("key")))
 _RECORD_VALUES = dict(
     game_id=_OF_GAME, created_at=_NOW, key=bindparam("key", type_=_RECORDS.c.key.type),
     request_hash=bindparam("request_hash", type_=_RECORDS.c.request_hash.type),
@@ -384,9 +391,7 @@ def _announced_save(added: bool, recorded: bool, kept: bool):
     NOTIFY (sent at commit), each only if the row was saved: one statement, one round trip where
     they were up to four (a data-modifying WITH runs whether or not the query reads it). It returns
     a row only if the game row was saved."""
-    save = _SAVE_IF_KEPT if kept else _SAVE_IF_AS_READ
-    if kept and recorded:  # a record means a retry (or a reused key): the read path answers it
-        save = save.where(~exists().where(_RECORDS.c.game_id == _OF_GAME, _RECORDS.c.key == bindparam("key")))
+    save = (_SAVE_IF_KEPT_UNRECORDED if recorded else _SAVE_IF_KEPT) if kept else _SAVE_IF_AS_READ
     saved = save.returning(_GAMES.c.id).cte("saved")
     parts = [saved]
     if added:
@@ -399,14 +404,15 @@ def _announced_save(added: bool, recorded: bool, kept: bool):
 _ANNOUNCED_SAVES = {(added, recorded, kept): DriverStatement(_announced_save(added, recorded, kept))
                     for added in (False, True) for recorded in (False, True) for kept in (False, True)}
 _WRITES = {name: DriverStatement(statement) for name, statement in
-           (("move", _INSERT_MOVE), ("game", _SAVE), ("record", _INSERT_RECORD))}
+           (("move", _INSERT_MOVE), ("game", _SAVE), ("record", _INSERT_RECORD),
+            ("game if kept", _SAVE_IF_KEPT), ("game if kept and unrecorded", _SAVE_IF_KEPT_UNRECORDED))}
 
 
 class LockedGame:
-    """The game row as a write holds it (locked, or on PostgreSQL read by an unlocked write), read
-    by one statement (the ORM's unit of work cost a move more than its commit): what the checks
-    read, and the state, loaded only when a write needs it and no copy at this ETag is in
-    ``states``. ``save`` writes back what changed."""
+    """The game row as a write holds it (locked; on PostgreSQL read by an unlocked write; or as this
+    process kept it, ``kept``), read by one statement (the ORM's unit of work cost a move more than
+    its commit): what the checks read, and the state, loaded only when a write needs it and no copy
+    at this ETag is in ``states``. ``save`` writes back what changed."""
 
     def __init__(self, row: dict, connection, key_recorded: bool | None = None, state: dict | None = None,
                  kept: bool = False):
@@ -420,6 +426,7 @@ class LockedGame:
         self.added: dict | None = None  # the move this write adds to the log: its column values
         self.recorded: dict | None = None  # the answer kept for the write's Idempotency-Key
         self.announced: events.Change | None = None  # this write, for the game's followers
+        self._written: dict | None = None  # what ``save`` writes, encoded (``written``)
 
     @property
     def state(self) -> dict:
@@ -434,29 +441,46 @@ class LockedGame:
     def state(self, value: dict) -> None:
         self._state = value
 
+    def written(self) -> dict:
+        """The values ``save`` writes once the write has changed the game, encoded once (a write on
+        a SQLite file judged before the writer lock encodes them there, ``_judged_first``)."""
+        if self._written is None:
+            values = {"of_game": self.id, "version": self.version, "revision": self.revision, "status": self.status,
+                      "now": _now(), "read_version": self._at[0], "read_revision": self._at[1],
+                      "kept_token_hash": self.token_hash, **(self.added or {}), **(self.recorded or {})}
+            # the state (and a checkpoint, the same state) with its finished rounds encoded once per process
+            values["state"] = jsonio.storable(self._state)
+            if values.get("checkpoint") is not None:
+                values["checkpoint"] = jsonio.storable(values["checkpoint"])
+            self._written = values
+        return self._written
+
     def save(self) -> bool:
         """Write the changed row, the move the write adds and the answer it keeps, in the
         transaction (``remember`` once it is committed); on PostgreSQL with the write's NOTIFY, in
-        one statement, and only if the row is still as it was read. False when it was not (another
-        write came first: only an unlocked write can find so): nothing was written."""
-        values = {"of_game": self.id, "version": self.version, "revision": self.revision, "status": self.status,
-                  "now": _now(), "read_version": self._at[0], "read_revision": self._at[1],
-                  **(self.added or {}), **(self.recorded or {})}
-        # the state (and a checkpoint, the same state) with its finished rounds encoded once per process
-        values["state"] = jsonio.storable(self._state)
-        if values.get("checkpoint") is not None:
-            values["checkpoint"] = jsonio.storable(values["checkpoint"])
+        one statement. Only if the row is still as it was read, or as kept (``kept``): False when it
+        is not (another write came first, which only an unlocked or a kept write can find), and
+        nothing was written."""
+        values = self.written()
         if self.connection.dialect.name == "postgresql" and self.announced is not None:
-            values.update(channel=events.CHANNEL, note=self.announced.payload(), kept_token_hash=self.token_hash)
             saved = _ANNOUNCED_SAVES[self.added is not None, self.recorded is not None, self.kept].first(
-                self.connection, values)
-            return saved is not None
-        # SQLite has no data-modifying WITH (and no NOTIFY): one statement each, under the lock
+                self.connection, {**values, "channel": events.CHANNEL, "note": self.announced.payload()})
+            if saved is None:
+                return False
+            _purge_expired(self)
+            return True
+        # SQLite has no data-modifying WITH (and no NOTIFY): one statement each, under the writer lock
+        if self.kept:  # the game row first: the rest only if it is still as kept
+            if _WRITES["game if kept and unrecorded" if self.recorded else "game if kept"].run(
+                    self.connection, values).rowcount != 1:
+                return False
+        else:
+            _WRITES["game"].run(self.connection, values)
         if self.added:
             _WRITES["move"].run(self.connection, values)
-        _WRITES["game"].run(self.connection, values)
         if self.recorded:
             _WRITES["record"].run(self.connection, values)
+        _purge_expired(self)
         return True
 
     def remember(self) -> None:
@@ -681,13 +705,19 @@ def _file_lock(path: str, deadline: float):
 def _write(request: WriteRequest, change, status: int, check=None, unlocked: bool = False) -> WriteResult:
     """Lock the game, check the token (or, from the pages, the phone's key), replay, the body
     (``check(game)``) and version, then run ``change(game)`` -> body; commit (``commit_write``).
-    ``unlocked``: a write that needs nothing but the game row (a move) tries ``_unlocked_write``
-    first on PostgreSQL."""
-    if unlocked and request.phone is None and db.engine.dialect.name == "postgresql" and not _session_pending():
-        result = _unlocked_write(request, change, status, check)
-        if result is not None:
-            return result
-    return commit_write(lambda: _locked_write(request, change, status, check))
+    ``unlocked``: a write that needs nothing but the game row (a move) tries first, on PostgreSQL
+    ``_unlocked_write``, on SQLite ``_judged_first``."""
+    locked = functools.partial(_locked_write, request, change, status, check)
+    if unlocked and request.phone is None and not _session_pending():
+        if db.engine.dialect.name == "postgresql":
+            result = _unlocked_write(request, change, status, check)
+            if result is not None:
+                return result
+        else:
+            saved = _judged_first(request, change, status, check)
+            if saved is not None:
+                return commit_write(locked, first=saved)
+    return commit_write(locked)
 
 
 UNLOCKED_TRIES = 3  # tries on a game that another write keeps changing, before queuing for its lock
@@ -728,11 +758,38 @@ def _unlocked_write(request: WriteRequest, change, status: int, check=None) -> W
     return None
 
 
+def _judged_first(request: WriteRequest, change, status: int, check=None) -> Callable | None:
+    """A write on SQLite judged on the row this process kept (``_kept_game``) before it queues for
+    the writer lock, which serializes the writes of every process: work done under it left the
+    cores idle (bench/README.md, ninth pass). Returns its save, to run under the lock: the game row
+    only if it is still as kept (``LockedGame.save``), then the rest; it writes all or nothing, and
+    returns None when another write came first (the locked path then judges the write again). None,
+    with nothing done, when there is no kept row for the write's token, or when the write is
+    refused on it (the row as locked may not refuse it): the locked path does it then."""
+    game = _kept_game(request, None)
+    if game is None:
+        return None
+    try:
+        result = _judged(game, request, change, status, check)
+    except DBAPIError:
+        raise
+    except Exception:  # refused on the row as kept: judged again on the row as locked
+        return None
+    game.written()  # encoded here, not under the lock
+
+    def save() -> tuple[WriteResult, LockedGame] | None:
+        game.connection = db.session.connection()
+        return (result, game) if game.save() else None
+
+    return save
+
+
 def _kept_game(request: WriteRequest, connection) -> LockedGame | None:
     """The game as this process's last write on it left it, for a write to be judged on without
     reading the row, when the write's token is the game's own as kept. Its save (``_SAVE_IF_KEPT``)
     lands only if the row is still so (version, revision, token) and the write's Idempotency-Key has
-    no record; else, as after any refusal on it, the write reads the row and is judged again."""
+    no record; else, as after any refusal on it, the write is judged again on the row as it is (as
+    read on PostgreSQL, as locked on SQLite)."""
     kept = states.latest(request.game_id)
     if kept is None:
         return None
@@ -758,14 +815,16 @@ def _read_game(request: WriteRequest, connection) -> LockedGame | None:
     return game
 
 
-def commit_write(run: Callable[[], tuple[Any, Any]]) -> Any:
+def commit_write(run: Callable[[], tuple[Any, Any]], first: Callable[[], tuple[Any, Any] | None] | None = None) -> Any:
     """Run ``run()`` as one write and commit it; returns the first of what it returns and raises
     what it raised. ``run`` returns ``(result, written)``: ``written`` (None when nothing was
-    written, as for a replay) has its ``remember()`` called once the write is durable.
+    written, as for a replay) has its ``remember()`` called once the write is durable. ``first``, a
+    try that writes all or nothing (so needs no savepoint in a group), runs before ``run``, which
+    runs only if it returned None.
 
     On a SQLite file the writes of a process commit in groups (``_grouped``), behind one fsync;
     on PostgreSQL (whose row locks let writes on different games run at once) each commits alone."""
-    job = _Job(run)
+    job = _Job(run, first)
     path = _sqlite_file()
     if path is not None and not _session_pending():
         _grouped(path, job)
@@ -799,34 +858,43 @@ def _checked_write(game: LockedGame, request: WriteRequest, change, status: int,
                    check=None) -> tuple[WriteResult | None, LockedGame | None]:
     """The write on ``game`` as read: its result and the game written (None for a replay), or no
     result when ``save`` found the row changed since it was read."""
+    result = _judged(game, request, change, status, check)
+    if result.replayed:
+        return result, None
+    if not game.save():
+        return None, game
+    return result, game
+
+
+def _judged(game: LockedGame, request: WriteRequest, change, status: int, check=None) -> WriteResult:
+    """The write judged on ``game``, which it changes (``save`` writes it): its result, or the first
+    answer to its Idempotency-Key (a replay); raises its refusal."""
     check_writer(game, request)
     previous = _replayed(game, request)
     if previous:
-        return previous, None
+        return previous
     if check is not None and request.if_match is not None:
         # a malformed body is refused as such, whatever version it names (without If-Match
         # the engine's own check, in change(), refuses it the same way)
         check(game)
     _check_version(game, request.if_match)
     body = change(game)
-    _purge_expired(game)
     if request.idempotency_key:
         game.recorded = {"key": request.idempotency_key, "request_hash": request.fingerprint, "status_code": status,
                          "response": body}
-    if not game.save():
-        return None, game
-    return WriteResult(status, body), game
+    return WriteResult(status, body)
 
 
 class _Job:
     """A write to run in a commit group (on a SQLite file with what else its process has queued,
     elsewhere alone); ``done`` once its group is committed (or it was refused), with its ``result``
-    or its ``error``."""
+    or its ``error``. ``first``: see ``commit_write``."""
 
-    __slots__ = ("run", "done", "result", "error")
+    __slots__ = ("run", "first", "done", "result", "error")
 
-    def __init__(self, run: Callable[[], tuple[WriteResult, LockedGame | None]]):
-        self.run, self.done, self.result, self.error = run, False, None, None
+    def __init__(self, run: Callable[[], tuple[WriteResult, LockedGame | None]],
+                 first: Callable[[], tuple[WriteResult, LockedGame] | None] | None = None):
+        self.run, self.first, self.done, self.result, self.error = run, first, False, None, None
 
 
 _pending: list[_Job] = []  # this process's writes waiting for the next group
@@ -889,8 +957,14 @@ def _run_group(batch: list[_Job]) -> int:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
         for index, job in enumerate(batch):
             try:
-                with contextlib.nullcontext() if alone else session.begin_nested():
-                    result, game = job.run()
+                done = None
+                if job.first is not None:  # it touches no ORM state: the driver's savepoint is enough
+                    with contextlib.nullcontext() if alone else _driver_savepoint(connection):
+                        done = job.first()
+                if done is None:
+                    with contextlib.nullcontext() if alone else session.begin_nested():
+                        done = job.run()
+                result, game = done
             except DBAPIError:
                 # the database failed: the transaction is gone, with the writes before this one;
                 # those are answered with the error, the ones after it wait for the next group
@@ -920,6 +994,28 @@ def _run_group(batch: list[_Job]) -> int:
     for game in changed:
         game.remember()
     return len(changed)
+
+
+_SAVEPOINT = {name: DriverStatement(text(sql)) for name, sql in (
+    ("begin", "SAVEPOINT first_try"), ("release", "RELEASE SAVEPOINT first_try"),
+    ("undo", "ROLLBACK TO SAVEPOINT first_try"))}
+
+
+@contextlib.contextmanager
+def _driver_savepoint(connection):
+    """A savepoint of the driver's, for a write in a commit group that touches no ORM state (the
+    session's nested transaction, which also undoes the session's changes, costs 18 us a write to
+    the driver's 1 us, under the writer lock): a refusal is rolled back alone."""
+    _SAVEPOINT["begin"].run(connection, {})
+    try:
+        yield
+    except DBAPIError:  # the transaction is gone: the group rolls it back
+        raise
+    except BaseException:
+        _SAVEPOINT["undo"].run(connection, {})
+        _SAVEPOINT["release"].run(connection, {})
+        raise
+    _SAVEPOINT["release"].run(connection, {})
 
 
 def _announce(game: LockedGame, kind: str, announced: list) -> None:

@@ -131,3 +131,66 @@ def test_a_database_error_in_one_write_fails_the_writes_before_it_and_retries_th
     assert [r.status_code for r in answers] == [503, 503, 201]  # c in a group of its own, after
     assert groups == [1]
     assert api.state(a)["version"] == 0 and api.state(b)["version"] == 0 and api.state(c)["version"] == 1
+
+
+def kept_games(api, n: int, groups: list) -> list[dict]:
+    """``n`` games with Ann's first card played: this process keeps their rows, so the next move on
+    each is judged on its kept row before it queues, and under the lock only saved
+    (``store._judged_first``). Their groups are not counted."""
+    games = [api.create("ninety-nine", PLAYERS) for _ in range(n)]
+    for game in games:
+        api.move(game, play("Ann", "5H"))
+    groups.clear()
+    return games
+
+
+def test_two_moves_judged_on_one_kept_row_in_one_group_the_second_is_judged_again(app, api, groups):
+    """Both of Bob's cards were legal on the row as kept (Ann had played); the first saves, so the
+    second finds the row changed, writes nothing, and is judged on the row as locked, where Bob has
+    played (N99-2)."""
+    game, = kept_games(api, 1, groups)
+    answers = grouped(app, [(game, play("Bob", "6H"), {}), (game, play("Bob", "7H"), {})])
+    assert [r.status_code for r in answers] == [201, 422]
+    assert answers[1].get_json()["rule"] == "N99-2"
+    assert groups == [1]
+    assert [m["move"]["card"] for m in api.log(game)["moves"]] == ["5H", "6H"] and api.state(game)["total"] == 11
+
+
+def test_a_save_as_kept_refused_after_its_row_was_written_is_rolled_back_alone(app, api, groups, monkeypatch):
+    """A save as kept writes the game row, then the rest; one that fails after its row was written
+    (here its log row, refused) is rolled back alone, by the driver's savepoint: the game is as it
+    was, and the other writes of its group commit."""
+    a, b, c = kept_games(api, 3, groups)
+    move = store._WRITES["move"]
+    real = type(move).run
+
+    def run(statement, connection, values):
+        if statement is move and values["of_game"] == b["id"]:
+            raise store.StoreError(409, "Refused late", "a refusal after the game row was written", "refused-late")
+        return real(statement, connection, values)
+
+    monkeypatch.setattr(type(move), "run", run)
+    answers = grouped(app, [(a, play("Bob", "6H"), {}), (b, play("Bob", "6H"), {}), (c, play("Bob", "6H"), {})])
+    monkeypatch.undo()
+    assert [r.status_code for r in answers] == [201, 409, 201]
+    assert groups == [2]
+    assert api.state(b)["version"] == 1 and len(api.log(b)["moves"]) == 1
+    assert api.state(a)["version"] == 2 and api.state(c)["version"] == 2
+    assert api.move(b, play("Bob", "6H"))["version"] == 2  # and the game takes the move once it can
+
+
+def test_a_database_error_in_a_save_as_kept_fails_the_writes_before_it_and_retries_those_after(app, api, groups,
+                                                                                               monkeypatch):
+    a, b, c = kept_games(api, 3, groups)
+    real = store.LockedGame.save
+
+    def save(game):
+        if game.id == b["id"]:
+            raise OperationalError("UPDATE games", {}, sqlite3.OperationalError("disk I/O error"))
+        return real(game)
+
+    monkeypatch.setattr(store.LockedGame, "save", save)
+    answers = grouped(app, [(a, play("Bob", "6H"), {}), (b, play("Bob", "6H"), {}), (c, play("Bob", "6H"), {})])
+    assert [r.status_code for r in answers] == [503, 503, 201]  # c in a group of its own, after
+    assert groups == [1]
+    assert api.state(a)["version"] == 1 and api.state(b)["version"] == 1 and api.state(c)["version"] == 2
