@@ -21,6 +21,14 @@ from referee.rules import get_engine
 PLAYERS = ["Ann", "Bob", "Cid"]
 
 
+def _another_phone(app, url: str, auth: dict, move: dict, answers: list) -> None:
+    """Another phone's move, posted from a thread of its own as another request would be; its answer
+    is added to ``answers``."""
+    thread = threading.Thread(target=lambda: answers.append(app.test_client().post(url, json=move, headers=auth)))
+    thread.start()
+    thread.join()
+
+
 def _snapshot_is_the_replay(client, game):
     url = f"/api/v1/games/{game['id']}"
     now = client.get(url).get_json()
@@ -230,13 +238,7 @@ def test_a_move_overtaken_after_it_was_judged_on_the_kept_row_is_judged_again(ap
         result = judged(kept_or_not, request, *args, **kwargs)
         if kept_or_not.kept and not other:
             other.append("pressing")  # the other phone's own judging passes through here too
-
-            def press():
-                other.append(app.test_client().post(url, json={"type": "play", "player": "Bob", "card": "6H"},
-                                                    headers=auth))
-            thread = threading.Thread(target=press)
-            thread.start()
-            thread.join()
+            _another_phone(app, url, auth, {"type": "play", "player": "Bob", "card": "6H"}, other)
         return result
 
     monkeypatch.setattr(store, "_judged", overtaken)
@@ -346,12 +348,7 @@ def test_a_move_overtaken_between_its_read_and_its_save_is_judged_on_the_new_row
     other = []
 
     def other_phone(game_id):
-        def press():
-            other.append(app.test_client().post(url, json={"type": "play", "player": "Bob", "card": "6H"},
-                                                headers=auth))
-        thread = threading.Thread(target=press)
-        thread.start()
-        thread.join()
+        _another_phone(app, url, auth, {"type": "play", "player": "Bob", "card": "6H"}, other)
 
     meddled = _between_read_and_save(monkeypatch, other_phone)
     answer = app.test_client().post(url, json={"type": "play", "player": "Bob", "card": "7H"}, headers=auth)

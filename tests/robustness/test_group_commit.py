@@ -65,6 +65,17 @@ def play(player: str, card: str) -> dict:
     return {"type": "play", "player": player, "card": card}
 
 
+def kept_games(api, n: int, groups: list) -> list[dict]:
+    """``n`` games with Ann's first card played: this process keeps their rows, so the next move on
+    each is judged on its kept row before it queues, and under the lock only saved
+    (``store._judged_first``). Their groups are not counted."""
+    games = [api.create("ninety-nine", PLAYERS) for _ in range(n)]
+    for game in games:
+        api.move(game, play("Ann", "5H"))
+    groups.clear()
+    return games
+
+
 def test_three_writes_one_commit_and_the_refused_one_changes_nothing(app, api, groups):
     a, b, c = (api.create("ninety-nine", PLAYERS) for _ in range(3))
     answers = grouped(app, [(a, play("Ann", "5H"), {}), (b, play("Bob", "5H"), {}), (c, play("Ann", "7S"), {})])
@@ -116,9 +127,13 @@ def test_a_failed_commit_acknowledges_none_of_the_group(app, api, groups, monkey
     assert api.state(a)["version"] == 0 and api.state(b)["version"] == 0 and groups == []
 
 
+@pytest.mark.parametrize("kept", [False, True], ids=["locked", "kept"])
 def test_a_database_error_in_one_write_fails_the_writes_before_it_and_retries_those_after(app, api, groups,
-                                                                                          monkeypatch):
-    a, b, c = (api.create("ninety-nine", PLAYERS) for _ in range(3))
+                                                                                          monkeypatch, kept):
+    """On rows this process kept (``kept``) the error comes in a save as kept, in the driver's
+    savepoint; else in a write on the row as locked, in the session's."""
+    a, b, c = kept_games(api, 3, groups) if kept else [api.create("ninety-nine", PLAYERS) for _ in range(3)]
+    move, before = (play("Bob", "6H"), 1) if kept else (play("Ann", "5H"), 0)
     real = store.LockedGame.save
 
     def save(game):
@@ -127,21 +142,10 @@ def test_a_database_error_in_one_write_fails_the_writes_before_it_and_retries_th
         return real(game)
 
     monkeypatch.setattr(store.LockedGame, "save", save)
-    answers = grouped(app, [(a, play("Ann", "5H"), {}), (b, play("Ann", "5H"), {}), (c, play("Ann", "5H"), {})])
+    answers = grouped(app, [(a, move, {}), (b, move, {}), (c, move, {})])
     assert [r.status_code for r in answers] == [503, 503, 201]  # c in a group of its own, after
     assert groups == [1]
-    assert api.state(a)["version"] == 0 and api.state(b)["version"] == 0 and api.state(c)["version"] == 1
-
-
-def kept_games(api, n: int, groups: list) -> list[dict]:
-    """``n`` games with Ann's first card played: this process keeps their rows, so the next move on
-    each is judged on its kept row before it queues, and under the lock only saved
-    (``store._judged_first``). Their groups are not counted."""
-    games = [api.create("ninety-nine", PLAYERS) for _ in range(n)]
-    for game in games:
-        api.move(game, play("Ann", "5H"))
-    groups.clear()
-    return games
+    assert [api.state(game)["version"] for game in (a, b, c)] == [before, before, before + 1]
 
 
 def test_two_moves_judged_on_one_kept_row_in_one_group_the_second_is_judged_again(app, api, groups):
@@ -177,20 +181,3 @@ def test_a_save_as_kept_refused_after_its_row_was_written_is_rolled_back_alone(a
     assert api.state(b)["version"] == 1 and len(api.log(b)["moves"]) == 1
     assert api.state(a)["version"] == 2 and api.state(c)["version"] == 2
     assert api.move(b, play("Bob", "6H"))["version"] == 2  # and the game takes the move once it can
-
-
-def test_a_database_error_in_a_save_as_kept_fails_the_writes_before_it_and_retries_those_after(app, api, groups,
-                                                                                               monkeypatch):
-    a, b, c = kept_games(api, 3, groups)
-    real = store.LockedGame.save
-
-    def save(game):
-        if game.id == b["id"]:
-            raise OperationalError("UPDATE games", {}, sqlite3.OperationalError("disk I/O error"))
-        return real(game)
-
-    monkeypatch.setattr(store.LockedGame, "save", save)
-    answers = grouped(app, [(a, play("Bob", "6H"), {}), (b, play("Bob", "6H"), {}), (c, play("Bob", "6H"), {})])
-    assert [r.status_code for r in answers] == [503, 503, 201]  # c in a group of its own, after
-    assert groups == [1]
-    assert api.state(a)["version"] == 1 and api.state(b)["version"] == 1 and api.state(c)["version"] == 2
