@@ -92,5 +92,8 @@ class JSONProvider(DefaultJSONProvider):
         obj = self._prepare_response_obj(args, kwargs)
         if self.compact is False or (self.compact is None and self._app.debug):
             return super().response(obj)
-        return self._app.response_class(orjson.dumps(obj, default=self.default, option=_ANSWER) + b"\n",
-                                         mimetype=self.mimetype)
+        return self._app.response_class(self.answer(obj), mimetype=self.mimetype)
+
+    def answer(self, obj: Any) -> bytes:
+        """The body of a JSON answer, as ``response`` makes it when compact (not in debug mode)."""
+        return orjson.dumps(obj, default=self.default, option=_ANSWER) + b"\n"

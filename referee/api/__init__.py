@@ -79,6 +79,13 @@ def _json_body() -> None:
         return  # these take an empty body (optional: a link's label, a rematch's force; undo and rotation take none)
     if not request.is_json:
         raise UnsupportedMediaType(N_("Send the body as JSON with 'Content-Type: application/json'."))
+    data = parse_json(raw)
+    request._cached_json = (data, data)  # flask-smorest and the views read this parsed body
+    g.json_checked = True
+
+
+def parse_json(raw: bytes):
+    """A JSON body, strictly (UTF-8, no NaN, no key twice, bounded depth), else a 400."""
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -86,8 +93,7 @@ def _json_body() -> None:
         raise BadRequest(T("The body is not valid UTF-8 JSON: {error}.", error=f"{exc.__class__.__name__}{why}")) from None
     if _depth(data) > 32:
         raise BadRequest(N_("The JSON body is nested too deeply."))
-    request._cached_json = (data, data)  # flask-smorest and the views read this parsed body
-    g.json_checked = True
+    return data
 
 
 def _unique_keys(pairs: list) -> dict:

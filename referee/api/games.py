@@ -50,42 +50,59 @@ def _game_response(body: dict, status: int = 200, **headers):
     return response
 
 
-def bearer_token() -> str | None:
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
+def token_of(authorization: str) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header's value, else None."""
+    scheme, _, token = authorization.partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
     return None
 
 
-def write_request(game_id: str, payload) -> store.WriteRequest:
-    key = request.headers.get("Idempotency-Key")
+def bearer_token() -> str | None:
+    return token_of(request.headers.get("Authorization", ""))
+
+
+def write_request_of(game_id: str, path: str, payload, authorization: str, if_match: str | None,
+                     key: str | None) -> store.WriteRequest:
+    """A write as its request's path, body and headers state it (Flask's view, and a move answered
+    in front of Flask, ``referee.api.movers``)."""
     if key is not None and not (1 <= len(key) <= 200 and key.isprintable() and key.isascii()):
         raise store.StoreError(400, "Bad Idempotency-Key",
                                N_("An Idempotency-Key has 1 to 200 printable ASCII characters."),
                                "bad-idempotency-key")
     return store.WriteRequest(
         game_id=game_id,
-        token=bearer_token(),
-        if_match=request.headers.get("If-Match"),
+        token=token_of(authorization),
+        if_match=if_match,
         idempotency_key=key,
         # what a replay is compared with: only a write with a key can be replayed
-        fingerprint=store.request_fingerprint([request.path, payload]) if key else "",
+        fingerprint=store.request_fingerprint([path, payload]) if key else "",
     )
 
 
-def prefers_minimal() -> bool:
-    """``Prefer: return=minimal`` (RFC 7240) on a write."""
-    return any(part.strip().lower() == "return=minimal"
-               for value in request.headers.getlist("Prefer") for part in value.split(","))
+def write_request(game_id: str, payload) -> store.WriteRequest:
+    headers = request.headers
+    return write_request_of(game_id, request.path, payload, headers.get("Authorization", ""),
+                            headers.get("If-Match"), headers.get("Idempotency-Key"))
+
+
+def prefers_minimal(prefer: list[str]) -> bool:
+    """``Prefer: return=minimal`` (RFC 7240) among a write's ``Prefer`` headers."""
+    return any(part.strip().lower() == "return=minimal" for value in prefer for part in value.split(","))
+
+
+def written_answer(result: store.WriteResult, minimal: bool) -> tuple[dict, dict]:
+    """A write's answer: its body, and its headers besides the ETag (the body's ``etag``)."""
+    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+    body = result.body
+    if minimal:  # the finished rounds grow with the game: a follower reads them with GET
+        body = {key: value for key, value in body.items() if key != "rounds"}
+        headers["Preference-Applied"] = "return=minimal"
+    return body, headers
 
 
 def _written(result: store.WriteResult):
-    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
-    body = result.body
-    if prefers_minimal():  # the finished rounds grow with the game: a follower reads them with GET
-        body = {key: value for key, value in body.items() if key != "rounds"}
-        headers["Preference-Applied"] = "return=minimal"
+    body, headers = written_answer(result, prefers_minimal(request.headers.getlist("Prefer")))
     return _game_response(body, result.status, **headers)
 
 

@@ -41,11 +41,11 @@ class _Limiter(Limiter):
         # their decorator checks when they run. Skipping the check in front of every other request (a
         # move, a verdict) saves it 30-50 us in process (bench/README.md, seventh pass); with such
         # limits configured it stays.
-        if in_middleware and not self._limits_beyond_views():
+        if in_middleware and not self.limits_beyond_views():
             return
         super()._check_request_limit(callable_name, in_middleware)
 
-    def _limits_beyond_views(self) -> bool:
+    def limits_beyond_views(self) -> bool:
         """Whether any limit is set on the whole app or a blueprint (or a meta limit); an attribute
         this version of Flask-Limiter does not have counts as a limit, so the check stays."""
         manager = self.limit_manager
