@@ -10,7 +10,8 @@ from flask_smorest import Api
 from sqlalchemy import text
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
-from referee.api import declared, errors, events, followers, games, groups, judge, limits, links, records, rules_info
+from referee.api import (declared, errors, events, followers, games, groups, judge, limits, links, movers, records,
+                         rules_info)
 from referee.api.schemas import GameSchema, ProblemSchema
 from referee.models import db
 from referee.texts import N_, T, Text
@@ -157,5 +158,5 @@ def init_app(app: Flask) -> None:
         return {"status": "ready"}
 
     app.extensions["referee_api"] = api
-    with app.app_context():
-        app.wsgi_app = followers.Followers(app.wsgi_app, db.engine)
+    with app.app_context():  # the two hot paths, each answered in front of Flask when it can be
+        app.wsgi_app = followers.Followers(movers.Movers(app.wsgi_app, app, parse_json), db.engine)
