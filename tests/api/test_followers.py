@@ -8,9 +8,7 @@ import os
 import time
 
 import pytest
-from flask import request, request_started
 from sqlalchemy import text
-from werkzeug.test import Client
 
 from referee import events, store
 from referee.api.followers import Followers
@@ -19,26 +17,6 @@ from referee.models import db
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
 PLAYERS = ["Ann", "Bob"]
-
-
-@pytest.fixture
-def flask_only(app):
-    """A client of the app without the followers' layer: what Flask itself answers."""
-    assert isinstance(app.wsgi_app, Followers)
-    return Client(app.wsgi_app.wsgi_app)
-
-
-@pytest.fixture
-def view_calls(app):
-    """The requests that reached Flask (its ``request_started`` signal), by path."""
-    calls = []
-
-    def started(sender, **extra):
-        calls.append(request.path)
-
-    request_started.connect(started, app)
-    yield calls
-    request_started.disconnect(started, app)
 
 
 def _same(a, b) -> None:

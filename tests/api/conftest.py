@@ -1,0 +1,30 @@
+"""Fixtures of the API tests that look at the layers in front of Flask (referee.api.followers and
+referee.api.movers): what Flask itself answers, and which requests reached it."""
+from __future__ import annotations
+
+import pytest
+from flask import request, request_started
+from werkzeug.test import Client
+
+from referee.api.followers import Followers
+from referee.api.movers import Movers
+
+
+@pytest.fixture
+def flask_only(app):
+    """A client of the app without the layers in front of Flask: what Flask itself answers."""
+    assert isinstance(app.wsgi_app, Followers) and isinstance(app.wsgi_app.wsgi_app, Movers)
+    return Client(app.wsgi_app.wsgi_app.wsgi_app)
+
+
+@pytest.fixture
+def view_calls(app):
+    """The requests that reached Flask's dispatch (its ``request_started`` signal), by path."""
+    calls = []
+
+    def started(sender, **extra):
+        calls.append(request.path)
+
+    request_started.connect(started, app)
+    yield calls
+    request_started.disconnect(started, app)
