@@ -1,7 +1,7 @@
 """A move in front of Flask.
 
 A move is the service's one frequent write, and under load Flask's request context, its hooks and
-flask-smorest's wrappers cost it about a fifth of the workers' CPU (bench/README.md, tenth pass).
+flask-smorest's wrappers cost it about a quarter of the workers' CPU (bench/README.md, tenth pass).
 This WSGI layer hands a plain move (``POST /api/v1/games/<id>/moves``, a JSON body within the size
 limit, no query string) to the store itself, in an application context, and answers the store's
 201 as the Flask view would: the same status, body and headers (``referee.api.games`` builds both).
@@ -63,7 +63,7 @@ class Movers:
                 result = store.apply_move(write, move)
                 body, extra = written_answer(result, prefers_minimal([environ.get("HTTP_PREFER", "")]))
                 data = self.app.json.answer(body)
-            except Exception as error:  # refused or failed in the store: nothing was applied
+            except Exception as error:  # refused or failed: Flask's handler answers it, as in the view
                 refusal = error
         if refusal is not None:
             return self._answer_error(environ, start_response, refusal, rid, started)
