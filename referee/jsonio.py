@@ -88,12 +88,18 @@ class JSONProvider(DefaultJSONProvider):
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return super().loads(s, **kwargs) if kwargs else orjson.loads(s)
 
+    @property
+    def pretty(self) -> bool:
+        """Whether answers are pretty-printed (Flask's rule: ``compact`` False, or None in debug mode),
+        by the standard library; else ``answer`` writes them."""
+        return self.compact is False or (self.compact is None and self._app.debug)
+
     def response(self, *args: Any, **kwargs: Any):
         obj = self._prepare_response_obj(args, kwargs)
-        if self.compact is False or (self.compact is None and self._app.debug):
+        if self.pretty:
             return super().response(obj)
         return self._app.response_class(self.answer(obj), mimetype=self.mimetype)
 
     def answer(self, obj: Any) -> bytes:
-        """The body of a JSON answer, as ``response`` makes it when compact (not in debug mode)."""
+        """The body of a compact JSON answer, as ``response`` makes it when not ``pretty``."""
         return orjson.dumps(obj, default=self.default, option=_ANSWER) + b"\n"

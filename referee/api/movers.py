@@ -8,10 +8,11 @@ limit, no query string) to the store itself, in an application context, and answ
 
 Everything else goes on to Flask, untouched: another method or path, a body Flask would refuse
 (not JSON, too large, malformed, chunked), a bad ``Idempotency-Key``, an operator's rate limit on
-every request (Flask-Limiter's check must then run), the debug mode. A move that the store refuses
-or fails (a rule, a token, a version, the database) is answered by Flask's own error handlers and
-after-request hooks, in a request context made for it, without being judged again: nothing runs
-twice, and every refusal has one rendering (problem+json, in the request's language).
+every request (Flask-Limiter's check must then run), pretty-printed answers (the debug mode). A move
+that the store refuses or fails (a rule, a token, a version, the database) is answered by Flask's own
+error handlers and after-request hooks, in a request context made for it, without being judged
+again: nothing runs twice, and every refusal has one rendering (problem+json, in the request's
+language).
 
 Its requests are logged and counted as every other (``logs.answered``), with the same request id.
 """
@@ -83,7 +84,7 @@ class Movers:
         length, most = environ.get("CONTENT_LENGTH", ""), self.app.config.get("MAX_CONTENT_LENGTH")
         if not length.isdigit() or int(length) == 0 or (most is not None and int(length) > most):
             return None  # chunked, empty or too large: Flask's answer (a 400, 413...)
-        if "HTTP_TRANSFER_ENCODING" in environ or self.app.debug or self.app.json.compact is False:
+        if "HTTP_TRANSFER_ENCODING" in environ or self.app.json.pretty:
             return None  # chunked, or answers pretty-printed: Flask's
         if limits.limiter.enabled and limits.limiter.limits_beyond_views():
             return None  # an operator's limit on every request: Flask-Limiter checks it

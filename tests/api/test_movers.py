@@ -168,6 +168,15 @@ def test_an_operators_limit_on_every_request_sends_moves_through_flask(client, a
     assert len(view_calls) == calls + 1
 
 
+def test_pretty_printed_answers_send_moves_through_flask(app, client, api, view_calls, monkeypatch):
+    game = api.create("ninety-nine", PLAYERS)
+    monkeypatch.setattr(app.json, "compact", False)
+    calls = len(view_calls)
+    answer = client.post(f"/api/v1/games/{game['id']}/moves", json=PLAYS[0], headers=_auth(game))
+    assert answer.status_code == 201 and b"\n  " in answer.get_data()  # indented, by Flask's provider
+    assert len(view_calls) == calls + 1
+
+
 def test_logged_and_counted_like_any_request(client, api, capsys):
     from prometheus_client import REGISTRY
 
