@@ -5,6 +5,7 @@ creation limit) and on (as deployed, with a creation limit the run never reaches
 never passes or fails.
 
     python -m bench.request_cost                 # SQLite in a temporary file
+    python -m bench.request_cost --db postgres   # PostgreSQL at BENCH_PG_URL (emptied first)
     python -m bench.request_cost --repeat 9 --requests 2000 --moves 300
 
 - ``hello``: the bare Flask view, the baseline.
@@ -30,7 +31,7 @@ import time
 
 from werkzeug.test import EnvironBuilder
 
-from bench.common import JUDGE_BODY, OPTIONS, PLAYERS, machine, move_stream
+from bench.common import JUDGE_BODY, OPTIONS, PLAYERS, PG_URL, machine, move_stream, reset_postgres
 
 LIMITED = {"RATELIMIT_ENABLED": True, "RATELIMIT_CREATE": "1000000 per minute", "RATELIMIT_STORAGE_URI": "memory://"}
 
@@ -87,12 +88,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--requests", type=int, default=2000, help="requests per run of hello, /healthz, judge")
     parser.add_argument("--moves", type=int, default=300, help="moves per run (each run a fresh game)")
+    parser.add_argument("--db", default="sqlite", choices=["sqlite", "postgres"],
+                        help="where the moves are written: a temporary SQLite file, or the PostgreSQL at BENCH_PG_URL")
     args = parser.parse_args()
     os.environ.setdefault("SECRET_KEY", "bench")
     print(machine(), flush=True)
     from bench import hello
     from referee.app import create_app
-    url = f"sqlite:///{tempfile.mkdtemp(prefix='bench-')}/cost.sqlite3"
+    if args.db == "postgres":
+        reset_postgres()
+        url = PG_URL
+    else:
+        url = f"sqlite:///{tempfile.mkdtemp(prefix='bench-')}/cost.sqlite3"
     stream = move_stream(args.moves)
     rows = []
     # the service's log lines are written as it writes them, to nowhere

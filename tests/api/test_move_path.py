@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 from play_helpers import TABLES, play
 from sqlalchemy import event, func, select, text
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from referee import jsonio, store
 from referee.driver_statements import DriverStatement
@@ -334,6 +334,78 @@ def _between_read_and_save(monkeypatch, meddle, times: int = 1) -> list:
 
     monkeypatch.setattr(store, "_checked_write", overtaken)
     return meddled
+
+
+def _pooled_in_autocommit(app) -> list[bool]:
+    """Whether each connection in the pool (checked out all at once) is in autocommit."""
+    with app.app_context():
+        held = [db.engine.connect() for _ in range(db.engine.pool.checkedin())]
+        try:
+            return [connection.connection.driver_connection.autocommit for connection in held]
+        finally:
+            for connection in held:
+                connection.close()
+
+
+def test_an_unlocked_write_gives_its_connection_back_out_of_autocommit(app, api, monkeypatch):
+    """An unlocked write switches its pooled connection to autocommit on the driver (not through
+    Core's isolation_level, whose reset at checkin cost more) and back: after a move, a refused move
+    and a write that failed in the database, no pooled connection is left in autocommit, and a
+    session's write on one is still undone by its rollback."""
+    _on_postgresql(app)
+    game = api.create("ninety-nine", PLAYERS)
+    api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
+    api.move(game, {"type": "play", "player": "Ann", "card": "6H"}, expect=422)
+    failing_save = DriverStatement(text("SELECT 1 / 0"))
+    with monkeypatch.context() as failing:
+        failing.setattr(store.LockedGame, "save", lambda self: failing_save.first(self.connection, {}))
+        with app.app_context(), pytest.raises(DBAPIError):
+            store.apply_move(store.WriteRequest(game["id"], game["token"]),
+                             {"type": "play", "player": "Bob", "card": "6H"})
+    pooled = _pooled_in_autocommit(app)
+    assert pooled and not any(pooled), pooled
+    with app.app_context():
+        db.session.execute(text("UPDATE games SET status = 'meddled' WHERE id = :id"), {"id": game["id"]})
+        db.session.rollback()
+        assert db.session.get(Game, game["id"]).status == "in_progress"
+        db.session.rollback()
+    assert api.state(game)["version"] == 1
+
+
+def test_a_connection_that_cannot_leave_autocommit_is_not_pooled_again():
+    """A statement cut off midway (a timeout) leaves the driver's connection busy: it cannot be
+    switched back, so it is invalidated (closed, never handed to another request in autocommit),
+    and what cut the statement off is what the caller hears."""
+
+    class Busy:
+        def __init__(self):
+            self.switched = []
+
+        @property
+        def autocommit(self):
+            return self.switched[-1]
+
+        @autocommit.setter
+        def autocommit(self, value):
+            if self.switched and not value:
+                raise RuntimeError("can't change 'autocommit' now: connection in transaction status ACTIVE")
+            self.switched.append(value)
+
+    class Pooled:
+        is_valid = True
+
+        def __init__(self):
+            self.driver_connection = Busy()
+
+        def invalidate(self):
+            self.is_valid = False
+
+    pooled = Pooled()
+    with pytest.raises(TimeoutError):
+        with store.autocommitting(pooled):
+            assert pooled.driver_connection.autocommit is True
+            raise TimeoutError("statement cut off")
+    assert pooled.is_valid is False
 
 
 def test_a_move_overtaken_between_its_read_and_its_save_is_judged_on_the_new_row(app, api, monkeypatch):
