@@ -99,7 +99,8 @@ class Move(db.Model):
     __table_args__ = (UniqueConstraint("game_id", "seq", name="uq_moves_game_seq"),)
 
     id = db.Column(db.Integer, primary_key=True)
-    game_id = db.Column(db.String(32), db.ForeignKey("games.id"), nullable=False, index=True)
+    # indexed by uq_moves_game_seq alone, whose first column it is (migration 0006)
+    game_id = db.Column(db.String(32), db.ForeignKey("games.id"), nullable=False)
     seq = db.Column(db.Integer, nullable=False)       # position in the log, voided moves included
     version = db.Column(db.Integer, nullable=False)   # the game version this move produced
     payload = db.Column(JSON, nullable=False)

@@ -538,3 +538,48 @@ def test_a_corrected_round_is_stored_as_corrected(app, api):
                                 "went_out": "Ann", "hands": {"Bob": {"points": 3}, "Cid": {"points": 20}}})
     assert fixed["rounds"][0]["scores"]["Bob"] == 3
     checked.undo(game)
+
+
+def test_the_next_position_in_the_log_is_read_from_the_last_entry_of_the_game(app, api):
+    """A move's log row takes the next position after its game's last entry, read from one index,
+    (game_id, seq), by its last entry for the game. As max(seq) + 1, planned on a young table's
+    statistics, or with a second index on game_id alone (dropped by migration 0006), PostgreSQL
+    walked every move of the game, so a move cost more the longer the game (bench/README.md,
+    eleventh pass)."""
+    from sqlalchemy import inspect
+
+    game = api.create("ninety-nine", PLAYERS)
+    api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
+    with app.app_context():
+        indexes = {index["name"]: index["column_names"] for index in inspect(db.engine).get_indexes("moves")}
+        assert not [name for name, columns in indexes.items() if columns == ["game_id"]], indexes
+        next_seq = select(store._MOVE_VALUES["seq"]).params(of_game=game["id"])
+        compiled = str(next_seq.compile(db.engine, compile_kwargs={"literal_binds": True}))
+        assert db.session.scalar(text(compiled)) == 2
+        if db.engine.dialect.name == "postgresql":
+            plan = " ".join(row[0] for row in db.session.execute(text("EXPLAIN " + compiled)))
+            assert "Index Only Scan Backward using uq_moves_game_seq" in plan and "Limit" in plan, plan
+        else:
+            plan = " ".join(row[-1] for row in db.session.execute(text("EXPLAIN QUERY PLAN " + compiled)))
+            assert "COVERING INDEX" in plan and "TEMP B-TREE" not in plan, plan
+        db.session.rollback()
+
+
+def test_the_migration_to_one_moves_index_goes_down_and_up_again(tmp_path):
+    from flask_migrate import downgrade, upgrade
+    from sqlalchemy import inspect
+
+    from referee import MIGRATIONS, create_app
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'm.sqlite3'}", "AUTO_MIGRATE": True,
+                      "TESTING": True, "SECRET_KEY": "x", "RATELIMIT_ENABLED": False})
+    with app.app_context():
+        def names():
+            return {index["name"] for index in inspect(db.engine).get_indexes("moves")}
+
+        assert "ix_moves_game_id" not in names() and "uq_moves_game_seq" in names() | {
+            c["name"] for c in inspect(db.engine).get_unique_constraints("moves")}
+        downgrade(directory=MIGRATIONS, revision="0005_groups")
+        assert "ix_moves_game_id" in names()
+        upgrade(directory=MIGRATIONS)
+        assert "ix_moves_game_id" not in names()
