@@ -30,7 +30,7 @@ from referee.api import limits
 from referee.api.games import prefers_minimal, write_request_of, written_answer
 
 ROUTE = "/api/v1/games/<game_id>/moves"  # the route's pattern, as Flask's log line names it
-PATH = re.compile(r"/api/v1/games/([A-Za-z0-9_-]{1,32})/moves")  # a possible game id (store._possible_id)
+PATH = re.compile(r"/api/v1/games/([^/]+)/moves")
 
 
 class Movers:
@@ -79,7 +79,9 @@ class Movers:
         if environ.get("REQUEST_METHOD") != "POST" or environ.get("QUERY_STRING"):
             return None
         match = PATH.fullmatch(environ.get("PATH_INFO", ""))
-        if match is None or environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower() != "application/json":
+        if match is None or not store._possible_id(match.group(1)):
+            return None  # no game has such an id: Flask's answer (a 404)
+        if environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower() != "application/json":
             return None
         length, most = environ.get("CONTENT_LENGTH", ""), self.app.config.get("MAX_CONTENT_LENGTH")
         if not length.isdigit() or int(length) == 0 or (most is not None and int(length) > most):

@@ -122,10 +122,10 @@ def test_a_failing_database_is_answered_by_flask_and_nothing_is_tried_twice(clie
 
 
 @pytest.mark.parametrize("case", ["query string", "text body", "charset", "empty", "too large", "not json",
-                                  "key twice", "bad idempotency key", "other path", "undo"])
+                                  "key twice", "bad idempotency key", "other path", "impossible id", "undo"])
 def test_other_requests_go_to_flask(app, client, api, flask_only, view_calls, case):
     ours_game, flasks_game = api.create("ninety-nine", PLAYERS), api.create("ninety-nine", PLAYERS)
-    path, body, headers = "/moves", json.dumps(PLAYS[0]), {}
+    path, body, headers, id_suffix = "/moves", json.dumps(PLAYS[0]), {}, ""
     content_type = "application/json"
     if case == "query string":
         path += "?lang=de"
@@ -145,11 +145,13 @@ def test_other_requests_go_to_flask(app, client, api, flask_only, view_calls, ca
         headers["Idempotency-Key"] = "\u00e9" * 3
     elif case == "other path":
         path = "/moves/"
+    elif case == "impossible id":  # no game can have it (store._possible_id): Flask's 404
+        id_suffix = "~"
     elif case == "undo":
         path = "/undo"
 
     def post(http, game):
-        return http.post(f"/api/v1/games/{game['id']}{path}", data=body, headers={**_auth(game), **headers},
+        return http.post(f"/api/v1/games/{game['id']}{id_suffix}{path}", data=body, headers={**_auth(game), **headers},
                          content_type=content_type)
 
     calls = len(view_calls)
