@@ -1,11 +1,13 @@
 """Fixtures of the API tests that look at the layers in front of Flask (referee.api.followers and
-referee.api.movers): what Flask itself answers, and which requests reached it."""
+referee.api.movers): what Flask itself answers, which requests reached it, and what they asked of
+the store."""
 from __future__ import annotations
 
 import pytest
 from flask import request, request_started
 from werkzeug.test import Client
 
+from referee import store
 from referee.api.followers import Followers
 from referee.api.movers import Movers
 
@@ -28,3 +30,28 @@ def view_calls(app):
     request_started.connect(started, app)
     yield calls
     request_started.disconnect(started, app)
+
+
+def _calls_to_store(monkeypatch, name: str) -> list:
+    """Each call of ``store.<name>`` from now on, by its second argument."""
+    calls = []
+    real = getattr(store, name)
+
+    def counted(first, second, *rest):
+        calls.append(second)
+        return real(first, second, *rest)
+
+    monkeypatch.setattr(store, name, counted)
+    return calls
+
+
+@pytest.fixture
+def applied(monkeypatch):
+    """The moves the store was asked to apply."""
+    return _calls_to_store(monkeypatch, "apply_move")
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The follower reads that went to the database, by game id."""
+    return _calls_to_store(monkeypatch, "read_head")

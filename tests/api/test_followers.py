@@ -192,20 +192,6 @@ def listening(app):
     return hub.tags
 
 
-@pytest.fixture
-def reads(monkeypatch):
-    """The follower reads that went to the database."""
-    calls = []
-    read = store.read_head
-
-    def counted(engine, game_id):
-        calls.append(game_id)
-        return read(engine, game_id)
-
-    monkeypatch.setattr(store, "read_head", counted)
-    return calls
-
-
 def _until(check, seconds=5.0):
     deadline = time.monotonic() + seconds
     while True:

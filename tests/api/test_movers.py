@@ -15,20 +15,6 @@ PLAYERS = ["Ann", "Bob", "Cid"]
 PLAYS = [{"type": "play", "player": "Ann", "card": "5H"}, {"type": "play", "player": "Bob", "card": "6H"}]
 
 
-@pytest.fixture
-def applied(monkeypatch):
-    """The moves the store was asked to apply."""
-    calls = []
-    apply = store.apply_move
-
-    def counted(write, move):
-        calls.append(move)
-        return apply(write, move)
-
-    monkeypatch.setattr(store, "apply_move", counted)
-    return calls
-
-
 def _auth(game, **headers) -> dict:
     return {"Authorization": f"Bearer {game['token']}", **headers}
 
