@@ -22,6 +22,7 @@ import logging
 import os
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from sqlalchemy import select, text
@@ -175,7 +176,9 @@ class Follower:
         self.ready = threading.Event()
 
     def offer(self, change: Change) -> None:
-        if self.pending is None or change.revision > self.pending.revision:
+        pending = self.pending
+        if (pending is None or change.revision > pending.revision
+                or (change.revision == pending.revision and pending.kind == "sync")):  # the kind is news
             self.pending = change
             self.ready.set()
 
@@ -200,6 +203,7 @@ class Hub:
     def __init__(self):
         self._lock = threading.Lock()
         self._followers: dict[str, set[Follower]] = {}
+        self._writing: dict[str, int] = {}  # game -> this process's writes not yet told
         self._watcher: threading.Thread | None = None
         self._pid = None
         self._engine = None
@@ -232,8 +236,24 @@ class Hub:
             follower.offer(change)
 
     def watched(self) -> list[str]:
+        """The games followed here, less those this process is writing: a write of ours is told by
+        the writer, with its kind, once committed; the poller seeing its row first would tell it as
+        a 'sync' (SQLite)."""
         with self._lock:
-            return list(self._followers)
+            return [game for game in self._followers if game not in self._writing]
+
+    @contextmanager
+    def writing(self, game_id: str):
+        """A write of this process on the game, from before its commit until it is told."""
+        with self._lock:
+            self._writing[game_id] = self._writing.get(game_id, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                left = self._writing.pop(game_id) - 1
+                if left:
+                    self._writing[game_id] = left
 
     # ------------------------------------------------------------ other processes
 
@@ -314,6 +334,11 @@ def notify_in_transaction(session, change: Change) -> None:
     """PostgreSQL: queue the NOTIFY in the write's own transaction (sent at commit, or never)."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": change.payload()})
+
+
+def writing(game_id: str):
+    """Around a write of this process, until its ``committed`` (``Hub.writing``)."""
+    return hub.writing(game_id)
 
 
 def committed(change: Change) -> None:

@@ -1040,14 +1040,20 @@ def _driver_savepoint(connection):
 def _announce(game: LockedGame, kind: str, announced: list) -> None:
     """Tell the game's followers about this write: on PostgreSQL a NOTIFY in the transaction (sent
     with the row, ``LockedGame.save``), and this process's own followers once it is committed
-    (``_tell``)."""
+    (``_write_and_tell``)."""
     game.announced = events.Change(game.id, game.revision, game.version, kind)
     announced.append(game.announced)
 
 
-def _tell(result: WriteResult, announced: list) -> None:
-    if announced and not result.replayed:
-        events.committed(announced[-1])
+def _write_and_tell(request: WriteRequest, change, status: int, announced: list, check=None,
+                    unlocked: bool = False) -> WriteResult:
+    """``_write``, then this process's followers hear of it (``_announce``). The game is marked as
+    written here until then (``events.writing``), so that SQLite's poller does not tell it first."""
+    with events.writing(request.game_id):
+        result = _write(request, change, status, check, unlocked)
+        if announced and not result.replayed:
+            events.committed(announced[-1])
+    return result
 
 
 def apply_move(request: WriteRequest, move: Any) -> WriteResult:
@@ -1067,10 +1073,9 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
     def well_formed(game: LockedGame) -> None:
         load_move(engine_for(game.game), game.state, move)
 
-    result = _write(request, change, 201, well_formed, unlocked=True)
+    result = _write_and_tell(request, change, 201, announced, well_formed, unlocked=True)
     if applied and not result.replayed:  # committed: count it
         metrics.MOVES.labels(applied[0]).inc()
-    _tell(result, announced)
     return result
 
 
@@ -1088,9 +1093,7 @@ def undo(request: WriteRequest) -> WriteResult:
         _announce(game, "undo", announced)
         return _save_state(game, replay(game))
 
-    result = _write(request, change, 200)
-    _tell(result, announced)
-    return result
+    return _write_and_tell(request, change, 200, announced)
 
 
 def _save_state(game: LockedGame, state: dict) -> dict:

@@ -10,6 +10,7 @@ import time
 import pytest
 import requests
 
+from referee import events
 from referee.events import Change, Follower
 
 PLAYERS = ["Ann", "Bob", "Cid"]
@@ -116,3 +117,34 @@ def test_a_follower_keeps_the_newest_change_and_says_sync_when_writes_were_skipp
     assert follower.next(0.01) is None
     assert Change("g", 6, 5, "sync").etag == "5-6" and Change.parse("g 6 5 sync") == Change("g", 6, 5, "sync")
     assert Change.parse("garbage") is None
+
+
+def test_a_change_whose_kind_is_known_replaces_a_pending_sync_of_the_same_write():
+    follower = Follower("g", sent=0)
+    follower.offer(Change("g", 1, 1, "sync"))        # the poller saw the row first
+    follower.offer(Change("g", 1, 1, "move"))        # the writer tells what it was
+    assert follower.next(0.01) == Change("g", 1, 1, "move")
+    follower.offer(Change("g", 2, 0, "undo"))
+    follower.offer(Change("g", 2, 0, "sync"))        # and never the other way round
+    assert follower.next(0.01) == Change("g", 2, 0, "undo")
+
+
+def test_a_game_written_here_is_left_to_its_writer_until_its_followers_are_told(app, client, monkeypatch):
+    """SQLite's poller reads only the games that no write of this process is between its commit and
+    its telling: one it read there would reach the followers first, as a 'sync' (a CI run saw an
+    undo arrive so)."""
+    game = client.post("/api/v1/games", json={"game": "ninety-nine", "players": PLAYERS}).get_json()
+    follower = events.hub.follow(app, game["id"])
+    try:
+        polled_when_told = []
+        tell = events.committed
+        monkeypatch.setattr(events, "committed",
+                            lambda change: (polled_when_told.append(change.game_id in events.hub.watched()), tell(change)))
+        headers = {"Authorization": f"Bearer {game['token']}"}
+        assert client.post(f"/api/v1/games/{game['id']}/moves", headers=headers,
+                           json={"type": "play", "player": "Ann", "card": "8C"}).status_code == 201
+        assert client.post(f"/api/v1/games/{game['id']}/undo", headers=headers).status_code == 200
+        assert polled_when_told == [False, False]
+        assert game["id"] in events.hub.watched()  # and polled again once told
+    finally:
+        events.hub.leave(follower)
