@@ -236,15 +236,13 @@ class Hub:
             follower.offer(change)
 
     def watched(self) -> list[str]:
-        """The games followed here, less those this process is writing: a write of ours is told by
-        the writer, with its kind, once committed; the poller seeing its row first would tell it as
-        a 'sync' (SQLite)."""
         with self._lock:
-            return [game for game in self._followers if game not in self._writing]
+            return list(self._followers)
 
     @contextmanager
     def writing(self, game_id: str):
-        """A write of this process on the game, from before its commit until it is told."""
+        """A write of this process on the game, from before its commit until it is told: the
+        poller leaves the game alone meanwhile (``_poll_once``)."""
         with self._lock:
             self._writing[game_id] = self._writing.get(game_id, 0) + 1
         try:
@@ -303,8 +301,6 @@ class Hub:
 
     def _poll(self, engine) -> None:
         """SQLite: read the watched games' rows a few times a second, in one query."""
-        from referee.models import Game
-
         seen: dict[str, tuple[int, int]] = {}
         while True:
             time.sleep(POLL_SECONDS)
@@ -313,18 +309,29 @@ class Hub:
                 seen.clear()
                 continue
             try:
-                with engine.connect() as conn:
-                    rows = conn.execute(select(Game.id, Game.revision, Game.version).where(Game.id.in_(ids[:5000])))
-                    for game_id, revision, version in rows:
-                        before = seen.get(game_id)
-                        seen[game_id] = (revision, version)
-                        if before is not None and revision > before[0]:
-                            kind = ("move" if version > before[1] else "undo") if revision == before[0] + 1 else "sync"
-                            self.publish(Change(game_id, revision, version, kind))
-                        elif before is None:
-                            self.publish(Change(game_id, revision, version, "sync"))  # caught up on first sight
+                self._poll_once(engine, ids, seen)
             except Exception:
                 log.warning("event poller could not read the games; retrying", exc_info=True)
+
+    def _poll_once(self, engine, ids: list[str], seen: dict[str, tuple[int, int]]) -> None:
+        """Tell what changed in these games' rows since ``seen`` (each game's revision and version
+        as last read), which it updates. A game this process is writing is skipped, as if not read:
+        its writer tells its followers, with the write's kind, once committed (``Hub.writing``);
+        read between the commit and that, it would reach them first as a 'sync'."""
+        from referee.models import Game
+
+        with engine.connect() as conn:
+            rows = conn.execute(select(Game.id, Game.revision, Game.version).where(Game.id.in_(ids[:5000]))).all()
+        for game_id, revision, version in rows:
+            if game_id in self._writing:
+                continue
+            before = seen.get(game_id)
+            seen[game_id] = (revision, version)
+            if before is not None and revision > before[0]:
+                kind = ("move" if version > before[1] else "undo") if revision == before[0] + 1 else "sync"
+                self.publish(Change(game_id, revision, version, kind))
+            elif before is None:
+                self.publish(Change(game_id, revision, version, "sync"))  # caught up on first sight
 
 
 hub = Hub()

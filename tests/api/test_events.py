@@ -11,6 +11,7 @@ import pytest
 import requests
 
 from referee import events
+from referee.models import db
 from referee.events import Change, Follower
 
 PLAYERS = ["Ann", "Bob", "Cid"]
@@ -130,21 +131,30 @@ def test_a_change_whose_kind_is_known_replaces_a_pending_sync_of_the_same_write(
 
 
 def test_a_game_written_here_is_left_to_its_writer_until_its_followers_are_told(app, client, monkeypatch):
-    """SQLite's poller reads only the games that no write of this process is between its commit and
-    its telling: one it read there would reach the followers first, as a 'sync' (a CI run saw an
-    undo arrive so)."""
+    """SQLite's poller, reading a game's row between a write's commit and the writer telling its
+    followers, leaves the game to the writer: told by the poller, the write would reach them first
+    as a 'sync' (a CI run saw an undo arrive so). Once told, the poller reads it again."""
+    hub, told = events.Hub(), []  # a hub of the test's own: no listener of another test tells it
+    monkeypatch.setattr(events, "hub", hub)
+    monkeypatch.setattr(hub, "publish", told.append)
     game = client.post("/api/v1/games", json={"game": "ninety-nine", "players": PLAYERS}).get_json()
-    follower = events.hub.follow(app, game["id"])
-    try:
-        polled_when_told = []
-        tell = events.committed
-        monkeypatch.setattr(events, "committed",
-                            lambda change: (polled_when_told.append(change.game_id in events.hub.watched()), tell(change)))
-        headers = {"Authorization": f"Bearer {game['token']}"}
-        assert client.post(f"/api/v1/games/{game['id']}/moves", headers=headers,
-                           json={"type": "play", "player": "Ann", "card": "8C"}).status_code == 201
-        assert client.post(f"/api/v1/games/{game['id']}/undo", headers=headers).status_code == 200
-        assert polled_when_told == [False, False]
-        assert game["id"] in events.hub.watched()  # and polled again once told
-    finally:
-        events.hub.leave(follower)
+    ids, seen = [game["id"]], {}
+    with app.app_context():
+        hub._poll_once(db.engine, ids, seen)  # the row at first sight
+    assert told == [Change(game["id"], 0, 0, "sync")] and seen == {game["id"]: (0, 0)}
+    tell = events.committed
+
+    def poll_then_tell(change):
+        hub._poll_once(db.engine, ids, seen)  # the write is committed, not told yet
+        tell(change)
+
+    monkeypatch.setattr(events, "committed", poll_then_tell)
+    headers = {"Authorization": f"Bearer {game['token']}"}
+    assert client.post(f"/api/v1/games/{game['id']}/moves", headers=headers,
+                       json={"type": "play", "player": "Ann", "card": "8C"}).status_code == 201
+    assert client.post(f"/api/v1/games/{game['id']}/undo", headers=headers).status_code == 200
+    assert told[1:] == [Change(game["id"], 1, 1, "move"), Change(game["id"], 2, 0, "undo")]  # the writer's alone
+    assert seen == {game["id"]: (0, 0)}
+    with app.app_context():
+        hub._poll_once(db.engine, ids, seen)
+    assert told[3:] == [Change(game["id"], 2, 0, "sync")]  # two writes since it last read the row
