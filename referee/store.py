@@ -642,12 +642,17 @@ def _expiry_cutoff():
     return _now() - timedelta(hours=current_app.config.get("IDEMPOTENCY_TTL_HOURS", 24))
 
 
+_PURGE = DriverStatement(delete(_RECORDS).where(_RECORDS.c.game_id == bindparam("game_id"),
+                                                 _RECORDS.c.created_at < bindparam("cutoff")))
+
+
 def _purge_expired(game: LockedGame) -> None:
     """Every few writes, a game's expired idempotency records go, so they never outgrow the moves
-    they guard (one DELETE per PURGE_EVERY writes, not one per write)."""
+    they guard (one DELETE per PURGE_EVERY writes, not one per write). On the driver, as the write's
+    other statements: Core built and ran it in 450 us on PostgreSQL, the driver runs it in 210
+    (bench/README.md, twelfth pass)."""
     if game.revision % PURGE_EVERY == 0:  # in the write's transaction (an unlocked write's: at once)
-        game.connection.execute(delete(IdempotencyRecord).where(IdempotencyRecord.game_id == game.id,
-                                                                IdempotencyRecord.created_at < _expiry_cutoff()))
+        _PURGE.run(game.connection, {"game_id": game.id, "cutoff": _expiry_cutoff()}).close()
 
 
 def _sqlite_file() -> str | None:
