@@ -31,7 +31,7 @@ import time
 
 from werkzeug.test import EnvironBuilder
 
-from bench.common import JUDGE_BODY, OPTIONS, PLAYERS, PG_URL, machine, move_stream, reset_postgres
+from bench.common import JUDGE_BODY, OPTIONS, PLAYERS, database_url, machine, move_stream
 
 LIMITED = {"RATELIMIT_ENABLED": True, "RATELIMIT_CREATE": "1000000 per minute", "RATELIMIT_STORAGE_URI": "memory://"}
 
@@ -95,11 +95,7 @@ def main() -> None:
     print(machine(), flush=True)
     from bench import hello
     from referee.app import create_app
-    if args.db == "postgres":
-        reset_postgres()
-        url = PG_URL
-    else:
-        url = f"sqlite:///{tempfile.mkdtemp(prefix='bench-')}/cost.sqlite3"
+    url = database_url(args.db, tempfile.mkdtemp(prefix="bench-"))
     stream = move_stream(args.moves)
     rows = []
     # the service's log lines are written as it writes them, to nowhere
