@@ -25,6 +25,16 @@ import gunicorn.util  # noqa: E402
 # the app (and prometheus_client) is loaded in the master.
 os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="referee-metrics-"))
 
+if worker_class == "gevent":
+    import gunicorn.workers.ggevent
+
+    from referee import serving
+
+    # A worker takes a new connection at once only when no other worker holds fewer
+    # (referee/serving.py): the shared socket's race for each connection split wrk's 16 up to 15/1.
+    gunicorn.workers.ggevent.StreamServer = serving.BalancedServer  # looked up when a worker starts
+    CONNECTIONS = serving.ConnectionCounts()  # made before the fork: the master's and the workers'
+
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
@@ -74,9 +84,20 @@ def child_exit(server, worker):
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+    if worker_class == "gevent":
+        CONNECTIONS.free(getattr(worker, "connection_slot", None))
+
+
+def pre_fork(server, worker):
+    if worker_class == "gevent":
+        worker.connection_slot = CONNECTIONS.claim()
 
 
 def post_fork(server, worker):
+    if worker_class == "gevent":
+        # with SO_REUSEPORT each worker has a socket of its own, which the kernel fills: a connection
+        # left there would only wait for this same worker
+        serving.BalancedServer.share(CONNECTIONS, None if server.cfg.reuse_port else worker.connection_slot)
     # Connections must not be shared across processes: each worker opens its own.
     from referee.models import db
 

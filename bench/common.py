@@ -5,6 +5,7 @@ import json
 import os
 import platform
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -147,6 +148,15 @@ class Server:
     def workers(self) -> list[int]:
         out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout
         return [int(p) for p in out.split()]
+
+    def connections(self) -> list[int]:
+        """How many client connections each worker holds now (``ss``), most first: how the workers
+        shared a run's connections, which on SQLite sets its rate (bench/README.md, thirteenth pass)."""
+        workers = self.workers()
+        out = subprocess.run(["ss", "-tnpH", "state", "established", f"( sport = :{self.port} )"],
+                             capture_output=True, text=True).stdout
+        held = [int(pid) for pid in re.findall(r"pid=(\d+)", out)]
+        return sorted((held.count(pid) for pid in workers), reverse=True)
 
     def worker_rss_mib(self) -> list[float]:
         sizes = []

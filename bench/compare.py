@@ -1,8 +1,8 @@
 """Move submission of two or more builds of the referee (checkouts of this repository), in turns in
-one run: moves per second, p50 and p99, the workers' and PostgreSQL's CPU per move, and how busy the
-machine was. A change to the write path is compared this way, each build against the others
-measured minutes apart, because the machine drifts more from one minute to the next than most
-changes move the figures. Prints a line per run; never passes or fails.
+one run: moves per second, p50 and p99, the workers' and PostgreSQL's CPU per move, how busy the
+machine was and how the workers split wrk's connections. A change to the write path is compared
+this way, each build against the others measured minutes apart, because the machine drifts more
+from one minute to the next than most changes move the figures. Prints a line per run; never passes or fails.
 
     git worktree add /tmp/before <commit>
     python -m bench.compare /tmp/before . --db postgres --clients 16 --rounds 3
@@ -17,6 +17,8 @@ import json
 import os
 import subprocess
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 from bench.common import Server, cpu_seconds, database_url, games_file, machine, move_stream, wrk
 
@@ -47,17 +49,22 @@ def run_build(build: str, db: str, clients: int, duration: float, moves_file: st
         for run in range(runs):
             games = games_file(server.base, clients, os.path.join(tmp, f"games-{run}.txt"))
             cpu, pg, (all_before, idle_before) = server.cpu_seconds(), postgres_cpu_seconds(), machine_times()
-            result = wrk(server.base, clients, duration, "moves", "/", games_file=games, moves_file=moves_file)
+            with ThreadPoolExecutor(1) as pool:
+                running = pool.submit(wrk, server.base, clients, duration, "moves", "/", games_file=games,
+                                      moves_file=moves_file)
+                time.sleep(min(1.0, duration / 3))
+                split = server.connections()  # wrk's connections, each held by one worker for the run
+                result = running.result()
             all_after, idle_after = machine_times()
             moves = max(result["requests"], 1)
-            rows.append(dict(build=build, db=db, clients=clients, run=run, **result,
+            rows.append(dict(build=build, db=db, clients=clients, run=run, **result, split=split,
                              worker_ms=1000 * (server.cpu_seconds() - cpu) / moves,
                              postgres_ms=1000 * (postgres_cpu_seconds() - pg) / moves if db == "postgres" else 0.0,
                              busy=1 - (idle_after - idle_before) / max(all_after - all_before, 1)))
             r = rows[-1]
             print(f"{build:24} {db:8} c={clients:<3} {r['rps']:7.0f} moves/s  p50 {r['p50']:6.2f} ms  p99 {r['p99']:6.2f} ms  "
                   f"worker {r['worker_ms']:.3f} ms/move  postgres {r['postgres_ms']:.3f} ms/move  busy {r['busy']:.2f}  "
-                  f"bad {r['bad'] + r['socket_errors']}", flush=True)
+                  f"split {'/'.join(map(str, r['split']))}  bad {r['bad'] + r['socket_errors']}", flush=True)
     return rows
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from flask import Flask, Response
-from prometheus_client import (CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest,
+from prometheus_client import (CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest,
                                multiprocess)
 from prometheus_client import REGISTRY
 
@@ -20,6 +20,20 @@ REFUSALS = Counter("referee_refusals_total", "Moves and verdict requests refused
 COMMIT_GROUPS = Histogram("referee_commit_group_writes", "Writes committed together behind one fsync (SQLite).",
                           buckets=(1, 2, 4, 8, 16, 32, 64))
 DATABASE_ERRORS = Counter("referee_database_errors_total", "Requests that found the database unavailable.")
+
+
+_worker_connections: Gauge | None = None
+
+
+def worker_connections() -> Gauge:
+    """Each gevent worker's open connections (a ``pid`` label under gunicorn): how evenly the workers
+    share them (referee/serving.py). Made at its first use, in a worker: an unlabelled gauge made at
+    import would also report the master, which loads the app and holds no connection."""
+    global _worker_connections
+    if _worker_connections is None:
+        _worker_connections = Gauge("referee_worker_connections", "Open connections a worker holds (gevent).",
+                                    multiprocess_mode="liveall")
+    return _worker_connections
 
 
 def observe(route: str, method: str, status: int, seconds: float) -> None:

@@ -1,0 +1,146 @@
+"""New connections spread evenly over the gevent workers (referee/serving.py): a worker that holds
+more connections than another leaves a new one to the others for ``PATIENCE``, and takes it itself
+when none has by then. Two servers on one listening socket, in this process, stand for two workers
+(gevent, without patching the test process); then gunicorn as the README starts it."""
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import time
+
+import gevent
+import gevent.event
+import pytest
+import requests
+from gevent import socket as gsocket
+
+from referee import serving
+from referee.serving import BalancedServer, ConnectionCounts
+
+
+def test_a_slot_is_claimed_counted_and_freed():
+    counts = ConnectionCounts(slots=3)
+    first, second, third = counts.claim(), counts.claim(), counts.claim()
+    assert (first, second, third) == (0, 1, 2) and counts.claim() is None  # every slot held
+    counts.set(first, 2)
+    counts.set(second, 1)
+    counts.set(third, 2)
+    assert counts.more_than_least(first) and not counts.more_than_least(second)
+    counts.free(second)  # that worker exited: the others no longer count it
+    assert not counts.more_than_least(first) and not counts.more_than_least(third)
+    assert counts.claim() == second
+
+
+class Workers:
+    """Two BalancedServers sharing one listening socket and one ConnectionCounts, as two gunicorn
+    workers share them; each records the connections it handled, and holds them open."""
+
+    def __init__(self):
+        self.listener = gsocket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.counts = ConnectionCounts(slots=4)
+        self.taken: dict[str, list[float]] = {"a": [], "b": []}
+        self.release = gevent.event.Event()
+        self.clients: list[gsocket.socket] = []
+        self.servers = {name: self._server(name) for name in ("a", "b")}
+
+    def _server(self, name: str) -> BalancedServer:
+        def handle(sock, _address):
+            self.taken[name].append(time.monotonic())
+            self.release.wait()
+
+        server = BalancedServer(self.listener, handle=handle)
+        server.counts, server.slot = self.counts, self.counts.claim()
+        server.max_accept = 1  # as gunicorn's gevent worker sets it when it has more than one worker
+        server.start()
+        return server
+
+    def connect(self) -> gsocket.socket:
+        client = gsocket.create_connection(("127.0.0.1", self.port))
+        self.clients.append(client)
+        return client
+
+    def until(self, condition, seconds: float = 2.0) -> float:
+        started = time.monotonic()
+        while not condition():
+            assert time.monotonic() - started < seconds, "waited too long"
+            gevent.sleep(0.0005)
+        return time.monotonic() - started
+
+    def close(self):
+        self.release.set()
+        for client in self.clients:
+            client.close()
+        for server in self.servers.values():
+            server.stop(timeout=1)
+        self.listener.close()
+
+
+@pytest.fixture
+def workers():
+    found = Workers()
+    yield found
+    found.close()
+
+
+def test_connections_arriving_one_by_one_alternate_between_the_workers(workers):
+    # in one process the same server always wins the race for a connection: without the balance
+    # one of the two would take all ten
+    for count in range(1, 11):
+        workers.connect()
+        workers.until(lambda: len(workers.taken["a"]) + len(workers.taken["b"]) == count)
+    assert (len(workers.taken["a"]), len(workers.taken["b"])) == (5, 5)
+
+
+def test_a_worker_that_does_not_accept_costs_a_new_connection_a_moment_not_a_hang(workers):
+    workers.connect()
+    workers.until(lambda: len(workers.taken["a"]) + len(workers.taken["b"]) == 1)
+    busy, other = ("b", "a") if workers.taken["a"] else ("a", "b")
+    workers.servers[busy].stop_accepting()  # stuck (blocked, or slow): holds none, takes none
+    connected = time.monotonic()
+    workers.connect()
+    waited = workers.until(lambda: len(workers.taken[other]) == 2)
+    assert workers.taken[other][1] - connected >= serving.PATIENCE  # left to the other first
+    assert waited < 1.0
+    assert not workers.taken[busy]
+
+
+def test_counts_follow_connections_as_they_open_and_close(workers):
+    for _ in range(5):
+        workers.connect()
+    workers.until(lambda: len(workers.taken["a"]) + len(workers.taken["b"]) == 5)
+    slots = [server.slot for server in workers.servers.values()]
+    assert [workers.counts._counts[slot] for slot in slots] == [len(workers.taken["a"]), len(workers.taken["b"])]
+    workers.release.set()  # the handlers return: each server closes its connections
+    workers.until(lambda: [workers.counts._counts[slot] for slot in slots] == [0, 0])
+
+
+def test_gunicorn_workers_share_a_burst_of_connections_evenly(gunicorns):
+    server = gunicorns()  # the project's gunicorn.conf.py: two gevent workers
+    barrier = threading.Barrier(16)
+    held = []
+
+    def connect():
+        barrier.wait()  # all at once, as wrk opens its connections
+        client = socket.create_connection(("127.0.0.1", server.port))
+        client.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        client.recv(65536)
+        held.append(client)
+
+    threads = [threading.Thread(target=connect) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        text = requests.get(f"{server.base}/metrics", headers={"Connection": "close"}).text
+        found = {int(pid): float(count) for pid, count in
+                 re.findall(r'referee_worker_connections\{pid="(\d+)"\} ([\d.]+)', text)}
+        counts = sorted(found[pid] for pid in server.worker_pids())
+        assert sum(counts) >= 16 and counts[-1] - counts[0] <= 2, found  # (the /metrics request too)
+    finally:
+        for client in held:
+            client.close()
