@@ -6,8 +6,8 @@ followed the split (3,690 a second at 8/8, 3,000-3,080 at 13/3 and 15/1): the wo
 them did most of the work on one core while the other core waited (bench/README.md, thirteenth
 pass). A phone keeps its connection open, so a split stays as it fell.
 
-So a worker that holds more connections than the least loaded worker leaves a new connection to
-the others for ``PATIENCE``, and takes it itself if none has by then: when every other worker is
+So a worker that holds two connections or more beyond another leaves a new connection to the
+others for ``PATIENCE``, and takes it itself if none has by then: when every other worker is
 busy, blocked or stuck, a connection waits that long (and one ``PATIENCE`` more for each one
 queued before it), never longer. The counts are in memory that the master and its workers share
 (``ConnectionCounts``); ``gunicorn.conf.py`` makes it and hands each worker its slot.
@@ -23,6 +23,7 @@ from gevent.server import StreamServer
 from referee import metrics
 
 PATIENCE = 0.005  # seconds a new connection is left to a less loaded worker
+ACCEPT_AT_ONCE = 64  # connections a worker may accept a wake-up (gevent's default is 100)
 _FREE = -1  # a slot that no worker holds
 
 
@@ -53,19 +54,23 @@ class ConnectionCounts:
     def set(self, slot: int, count: int) -> None:
         self._counts[slot] = count
 
-    def more_than_least(self, slot: int) -> bool:
-        """Whether the worker at ``slot`` holds more connections than another worker holds."""
+    def ahead(self, slot: int) -> bool:
+        """Whether the worker at ``slot`` holds two connections or more beyond another worker (one
+        more is as even as an odd number of connections can be shared)."""
         mine = self._counts[slot]
-        return any(count != _FREE and count < mine for index, count in enumerate(self._counts) if index != slot)
+        return any(count != _FREE and count < mine - 1 for index, count in enumerate(self._counts) if index != slot)
 
 
 class BalancedServer(StreamServer):
     """gevent's StreamServer, as gunicorn's gevent worker makes it (``gunicorn.conf.py`` puts this
-    class in its place), counting its open connections and taking a new one at once only when no
-    other worker holds fewer (``ConnectionCounts``)."""
+    class in its place), counting its open connections and taking a new one at once only when it is
+    not ahead of another worker (``ConnectionCounts.ahead``)."""
 
     # this worker's: set in each worker after the fork (``share``), read by the server gunicorn makes
     shared: tuple[ConnectionCounts, int] | None = None
+    counts: ConnectionCounts | None = None  # this server's (from ``shared``); None: no balance
+    slot: int | None = None
+    _max_accept = StreamServer.max_accept  # gunicorn's, or gevent's, when there is no balance
 
     @classmethod
     def share(cls, counts: ConnectionCounts, slot: int | None) -> None:
@@ -78,9 +83,21 @@ class BalancedServer(StreamServer):
         self._open = 0
         self._resume = None  # the timer that looks for connections again after PATIENCE
 
+    # gunicorn has a worker accept one connection a wake-up when there are several workers, to spread
+    # them; the counts spread them here, and a worker behind the others takes its due at once (one a
+    # wake-up, under load a wake-up a turn of the worker's loop, took 64 connections opened together
+    # half a second to be all accepted; many a wake-up, 0.2 s)
+    @property
+    def max_accept(self) -> int:
+        return ACCEPT_AT_ONCE if self.counts is not None else self._max_accept
+
+    @max_accept.setter
+    def max_accept(self, value: int) -> None:
+        self._max_accept = value
+
     def do_read(self):
         """A new connection (the socket is readable): taken, or left to the others for now."""
-        if self.counts is not None and self.counts.more_than_least(self.slot):
+        if self.counts is not None and self.counts.ahead(self.slot):
             self.stop_accepting()
             if self._resume is None or not self._resume.active:
                 # a new timer each time: libev's timer, started again once it has run, ran at once
@@ -100,7 +117,7 @@ class BalancedServer(StreamServer):
         another, it takes a connection that is still waiting, then watches the socket again."""
         if not self.started:  # closed meanwhile (the worker stopping)
             return
-        if not self.full() and self.counts.more_than_least(self.slot):
+        if not self.full() and self.counts.ahead(self.slot):
             try:
                 waited = self._accept()
             except OSError:  # out of descriptors, say: gevent's own accepting handles it, with its back-off

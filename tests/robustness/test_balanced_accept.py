@@ -23,12 +23,13 @@ def test_a_slot_is_claimed_counted_and_freed():
     counts = ConnectionCounts(slots=3)
     first, second, third = counts.claim(), counts.claim(), counts.claim()
     assert (first, second, third) == (0, 1, 2) and counts.claim() is None  # every slot held
-    counts.set(first, 2)
+    counts.set(first, 3)
     counts.set(second, 1)
     counts.set(third, 2)
-    assert counts.more_than_least(first) and not counts.more_than_least(second)
+    # two beyond another is ahead; one beyond is as even as three connections between two can be
+    assert counts.ahead(first) and not counts.ahead(second) and not counts.ahead(third)
     counts.free(second)  # that worker exited: the others no longer count it
-    assert not counts.more_than_least(first) and not counts.more_than_least(third)
+    assert not counts.ahead(first) and not counts.ahead(third)
     assert counts.claim() == second
 
 
@@ -86,26 +87,27 @@ def workers():
     found.close()
 
 
-def test_connections_arriving_one_by_one_alternate_between_the_workers(workers):
+def test_connections_arriving_one_by_one_are_shared_between_the_workers(workers):
     # in one process the same server always wins the race for a connection: without the balance
     # one of the two would take all ten
     for count in range(1, 11):
         workers.connect()
         workers.until(lambda: len(workers.taken["a"]) + len(workers.taken["b"]) == count)
-    assert (len(workers.taken["a"]), len(workers.taken["b"])) == (5, 5)
+        assert abs(len(workers.taken["a"]) - len(workers.taken["b"])) <= 2
+    assert min(len(workers.taken["a"]), len(workers.taken["b"])) >= 4
 
 
 def test_a_worker_that_does_not_accept_costs_a_new_connection_a_moment_not_a_hang(workers):
-    workers.connect()
-    workers.until(lambda: len(workers.taken["a"]) + len(workers.taken["b"]) == 1)
-    busy, other = ("b", "a") if workers.taken["a"] else ("a", "b")
-    workers.servers[busy].stop_accepting()  # stuck (blocked, or slow): holds none, takes none
+    workers.servers["b"].stop_accepting()  # stuck (blocked, or slow): holds none, takes none
+    for count in (1, 2):  # one and then two beyond the stuck worker: taken at once
+        workers.connect()
+        workers.until(lambda: len(workers.taken["a"]) == count)
     connected = time.monotonic()
-    workers.connect()
-    waited = workers.until(lambda: len(workers.taken[other]) == 2)
-    assert workers.taken[other][1] - connected >= serving.PATIENCE  # left to the other first
+    workers.connect()  # two beyond: left to the other worker first
+    waited = workers.until(lambda: len(workers.taken["a"]) == 3)
+    assert workers.taken["a"][2] - connected >= serving.PATIENCE / 2  # (libev's timers may run up to 1 ms early)
     assert waited < 1.0
-    assert not workers.taken[busy]
+    assert not workers.taken["b"]
 
 
 def test_counts_follow_connections_as_they_open_and_close(workers):
