@@ -30,7 +30,7 @@ if worker_class == "gevent":
 
     from referee import serving
 
-    # A worker takes a new connection at once only when no other worker holds fewer
+    # A worker takes a new connection at once only when it is not ahead of another worker
     # (referee/serving.py): the shared socket's race for each connection split wrk's 16 up to 15/1.
     gunicorn.workers.ggevent.StreamServer = serving.BalancedServer  # looked up when a worker starts
     CONNECTIONS = serving.ConnectionCounts()  # made before the fork: the master's and the workers'
