@@ -113,8 +113,9 @@ class BalancedServer(StreamServer):
         return accepted
 
     def _accept_again(self) -> None:
-        """PATIENCE after leaving a connection to the others: if this worker still holds more than
-        another, it takes a connection that is still waiting, then watches the socket again."""
+        """PATIENCE after leaving a connection to the others: if this worker is still ahead, it
+        takes a connection that is still waiting (no other worker took it), then watches the socket
+        again."""
         if not self.started:  # closed meanwhile (the worker stopping)
             return
         if not self.full() and self.counts.ahead(self.slot):
