@@ -4,9 +4,10 @@ when none has by then. Two servers on one listening socket, in this process, sta
 (gevent, without patching the test process); then gunicorn as the README starts it."""
 from __future__ import annotations
 
+import os
 import re
+import signal
 import socket
-import threading
 import time
 
 import gevent
@@ -120,29 +121,33 @@ def test_counts_follow_connections_as_they_open_and_close(workers):
     workers.until(lambda: [workers.counts._counts[slot] for slot in slots] == [0, 0])
 
 
-def test_gunicorn_workers_share_a_burst_of_connections_evenly(gunicorns):
+def test_gunicorn_workers_share_their_counts(gunicorns):
+    """The counts are shared across gunicorn's worker processes: with one worker stopped (it holds
+    none and takes none), the other answers two new connections at once and from then on leaves
+    each to the stopped one for PATIENCE first, which only the shared counts can tell it."""
     server = gunicorns()  # the project's gunicorn.conf.py: two gevent workers
-    barrier = threading.Barrier(16)
-    held = []
-
-    def connect():
-        barrier.wait()  # all at once, as wrk opens its connections
-        client = socket.create_connection(("127.0.0.1", server.port))
-        client.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
-        client.recv(65536)
-        held.append(client)
-
-    threads = [threading.Thread(target=connect) for _ in range(16)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    deadline = time.monotonic() + 30
+    while len(server.worker_pids()) < 2:  # the second may still be forking when the first answers
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(0.5)  # and booting
+    running, stopped = server.worker_pids()
+    os.kill(stopped, signal.SIGSTOP)
+    held, waits = [], []
     try:
+        for _ in range(5):
+            started = time.monotonic()
+            client = socket.create_connection(("127.0.0.1", server.port))
+            client.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            assert client.recv(65536).startswith(b"HTTP/1.1 200")
+            waits.append(time.monotonic() - started)
+            held.append(client)
         text = requests.get(f"{server.base}/metrics", headers={"Connection": "close"}).text
-        found = {int(pid): float(count) for pid, count in
-                 re.findall(r'referee_worker_connections\{pid="(\d+)"\} ([\d.]+)', text)}
-        counts = sorted(found[pid] for pid in server.worker_pids())
-        assert sum(counts) >= 16 and counts[-1] - counts[0] <= 2, found  # (the /metrics request too)
     finally:
+        os.kill(stopped, signal.SIGCONT)
         for client in held:
             client.close()
+    assert all(wait >= serving.PATIENCE / 2 for wait in waits[2:]), waits  # (libev's timers may run early)
+    assert all(wait < 1.0 for wait in waits), waits
+    found = dict(re.findall(r'referee_worker_connections\{pid="(\d+)"\} ([\d.]+)', text))
+    assert float(found[str(running)]) == 6  # the five held, and the one asking
