@@ -2,7 +2,8 @@
 one run: moves per second, p50 and p99, the workers' and PostgreSQL's CPU per move, how busy the
 machine was and how the workers split wrk's connections. A change to the write path is compared
 this way, each build against the others measured minutes apart, because the machine drifts more
-from one minute to the next than most changes move the figures. Prints a line per run; never passes or fails.
+from one minute to the next than most changes move the figures. Prints a line per run; never passes
+or fails.
 
     git worktree add /tmp/before <commit>
     python -m bench.compare /tmp/before . --db postgres --clients 16 --rounds 3
