@@ -1,6 +1,6 @@
 """New connections spread evenly over the gevent workers (referee/serving.py): a worker that holds
-more connections than another leaves a new one to the others for ``PATIENCE``, and takes it itself
-when none has by then. Two servers on one listening socket, in this process, stand for two workers
+two connections or more beyond another leaves a new one to the others for ``PATIENCE``, and takes
+it itself when none has by then. Two servers on one listening socket, in this process, stand for two workers
 (gevent, without patching the test process); then gunicorn as the README starts it."""
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ class Workers:
 
         server = BalancedServer(self.listener, handle=handle)
         server.counts, server.slot = self.counts, self.counts.claim()
-        server.max_accept = 1  # as gunicorn's gevent worker sets it when it has more than one worker
+        server.max_accept = 1  # as gunicorn's gevent worker sets it with several workers (the balance's wins)
         server.start()
         return server
 
