@@ -66,20 +66,18 @@ class BalancedServer(StreamServer):
     class in its place), counting its open connections and taking a new one at once only when it is
     not ahead of another worker (``ConnectionCounts.ahead``)."""
 
-    # this worker's: set in each worker after the fork (``share``), read by the server gunicorn makes
-    shared: tuple[ConnectionCounts, int] | None = None
-    counts: ConnectionCounts | None = None  # this server's (from ``shared``); None: no balance
+    # this worker's, set in each worker after the fork (``share``); None: no balance
+    counts: ConnectionCounts | None = None
     slot: int | None = None
     _max_accept = StreamServer.max_accept  # gunicorn's, or gevent's, when there is no balance
 
     @classmethod
     def share(cls, counts: ConnectionCounts, slot: int | None) -> None:
         """The master's counts and this worker's slot (None: no slot, take every connection won)."""
-        cls.shared = (counts, slot) if slot is not None else None
+        cls.counts, cls.slot = (counts, slot) if slot is not None else (None, None)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.counts, self.slot = self.shared or (None, None)
         self._open = 0
         self._resume = None  # the timer that looks for connections again after PATIENCE
 
