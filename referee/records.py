@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 
 from referee import groups, stats, store
 from referee.models import Game, Move, _now, aware, db
@@ -38,6 +39,7 @@ from referee.texts import T
 FORMAT = "referee-game"
 FORMAT_VERSION = 1
 MAX_MOVES = 20_000  # a long game has a few hundred; the body's size (IMPORT_MAX_BYTES) binds first
+TURN = 100  # moves an import reads, replays or stores before it lets the worker's other requests run
 IMPORT_MAX_BYTES = 2 * 1024 * 1024  # the default of the config key: a few thousand moves
 
 
@@ -139,13 +141,24 @@ def _moment(value: Any, index: int | None = None, seq: Any = None) -> datetime |
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def in_turns(items: Iterable, every: int = TURN) -> Iterable:
+    """``items``, letting the worker's other requests run after every ``every`` of them: an import of
+    15,000 moves is seconds of work, which held up every request of its worker (a gevent worker
+    switches greenlets only where one waits). ``time.sleep(0)`` is that wait: under gevent a switch
+    to the others, in a thread a release of the GIL."""
+    for index, item in enumerate(items):
+        if index and index % every == 0:
+            time.sleep(0)
+        yield item
+
+
 @dataclass
 class Replayed:
-    """A record replayed: the game row and its log rows, not yet stored."""
+    """A record replayed: the game row and its log rows' values, not yet stored."""
 
     game: Game
     token: str
-    moves: list[Move]
+    moves: list[dict]
 
 
 def check_format(record: Any) -> None:
@@ -172,10 +185,10 @@ def replay_record(record: dict) -> Replayed:
     if len(moves) > MAX_MOVES:
         raise ImportRefused(T("A record holds at most {most} moves, not {n}.", most=MAX_MOVES, n=len(moves)))
     game, token = store.new_game(engine.NAME, record.get("players"), record.get("options"))
-    states = [game.state]  # states[k]: the table after the first k moves in effect
-    live: list[int] = []   # indices of the moves in effect, in order
-    rows: list[Move] = []
-    for index, entry in enumerate(moves):
+    states = _States(engine, game.state, moves)
+    live = states.live     # indices of the moves in effect, in order
+    rows: list[dict] = []  # rows[i]: moves[i] as stored, with its checkpoint
+    for index, entry in enumerate(in_turns(moves)):
         seq, version, payload = entry.get("seq"), entry.get("version"), entry.get("payload")
         n = index + 1  # "Move {n} (seq {seq})" names the move at fault in every refusal below
         if seq != n:
@@ -187,32 +200,30 @@ def replay_record(record: dict) -> Replayed:
                                   "Export the game with its token to get the whole record.", n=n, seq=seq,
                                   fields=", ".join(map(str, hidden))),
                                 index, seq, rule="G-5", kind="incomplete-record")
-        while len(live) >= version:  # undo voided these before this move took their place
-            undone = live.pop()
-            states.pop()
+        for undone in reversed(live[max(version - 1, 0):]):  # undo voided these before this move took their place
             if not moves[undone]["voided"]:
                 raise ImportRefused(T("Move {n} (seq {seq}) has version {version}, so the move at seq {undone} "
                                       "(version {undone_version}) was undone before it, yet the record says it is "
                                       "in effect.", n=n, seq=seq, version=version, undone=undone + 1,
                                       undone_version=moves[undone]["version"]), index, seq)
+        states.undo_to(version - 1)
         if len(live) != version - 1:
             raise ImportRefused(T("Move {n} (seq {seq}) has version {version}, but only {live} moves are in effect "
                                   "before it: each move's version is one more than the moves in effect.", n=n,
                                   seq=seq, version=version, live=len(live)), index, seq)
         try:
-            state = engine.apply(states[-1], payload)
+            state = states.apply(index)
         except RuleError as error:
             raise ImportRefused(T("Move {n} (seq {seq}) is refused: {reason}", n=n, seq=seq, reason=error.detail),
                                 index, seq, rule=error.rule,
                                 legal=error.legal, kind=error.kind, title=error.title) from None
-        states.append(state)
-        live.append(index)
-        rows.append(Move(seq=seq, version=version, payload=payload, voided=bool(entry.get("voided")),
-                         created_at=_moment(entry.get("created_at"), index, seq) or _now(),
-                         checkpoint=state if version % store.CHECKPOINT_EVERY == 0 else None))
-    while live and moves[live[-1]]["voided"]:  # undone at the end of the log
-        live.pop()
-        states.pop()
+        rows.append({"seq": seq, "version": version, "payload": payload, "voided": bool(entry.get("voided")),
+                     "created_at": _moment(entry.get("created_at"), index, seq) or _now(), "idempotency_key": None,
+                     "checkpoint": state if store.checkpoint_due(version, state) else None})
+    kept = len(live)
+    while kept and moves[live[kept - 1]]["voided"]:  # undone at the end of the log
+        kept -= 1
+    states.undo_to(kept)
     voided_in_effect = [i for i in live if moves[i]["voided"]]
     if voided_in_effect:
         i = voided_in_effect[0]
@@ -222,7 +233,7 @@ def replay_record(record: dict) -> Replayed:
     if final_version is not None and final_version != len(live):
         raise ImportRefused(T("The record says version {version}, but its log leaves {live} moves in effect.",
                               version=final_version, live=len(live)))
-    game.state = states[-1]
+    game.state = states.now()
     game.version = len(live)
     game.revision = len(moves) + sum(1 for m in moves if m["voided"])  # every move, and every undo
     game.status = engine.outcome(game.state)["status"]
@@ -230,6 +241,52 @@ def replay_record(record: dict) -> Replayed:
     if created is not None:
         game.created_at = created
     return Replayed(game, token, rows)
+
+
+class _States:
+    """The tables of an import's moves in effect, by position (how many moves are in effect): the
+    last ``WINDOW`` of them and every ``WINDOW``-th, each shared with the moves' log rows where it is
+    their checkpoint. An undo in the record goes back to one of them and replays at most
+    ``WINDOW - 1`` moves, and only when it goes back further than ``WINDOW`` voided moves took it:
+    an import applies each move at most about twice. Keeping every table held the square of a long
+    record (a list of adjustments in each)."""
+
+    WINDOW = store.CHECKPOINT_EVERY
+
+    def __init__(self, engine, start: dict, moves: list[dict]):
+        self.engine, self.moves = engine, moves
+        self.live: list[int] = []  # indices of the moves in effect, in order
+        self._kept = {0: start}    # position -> the table then
+
+    def now(self) -> dict:
+        return self._kept[len(self.live)]
+
+    def apply(self, index: int) -> dict:
+        """Move ``index`` applied to the table now; RuleError leaves everything as it was."""
+        state = self.engine.apply(self.now(), self.moves[index]["payload"])
+        self.live.append(index)
+        self._keep(len(self.live), state)
+        return state
+
+    def _keep(self, position: int, state: dict) -> None:
+        self._kept[position] = state
+        old = position - self.WINDOW
+        if old > 0 and old % self.WINDOW:
+            self._kept.pop(old, None)
+
+    def undo_to(self, position: int) -> None:
+        """The moves in effect after ``position`` undone."""
+        if position >= len(self.live):
+            return
+        for gone in range(position + 1, len(self.live) + 1):
+            self._kept.pop(gone, None)
+        del self.live[position:]
+        if position not in self._kept:  # replayed from the newest table kept before it
+            start = max(p for p in self._kept if p < position)
+            state = self._kept[start]
+            for at in range(start, position):
+                state = self.engine.apply(state, self.moves[self.live[at]]["payload"])
+                self._keep(at + 1, state)
 
 
 def import_record(record: dict, group_id: str | None = None) -> tuple[Game, str]:
@@ -245,9 +302,10 @@ def import_record(record: dict, group_id: str | None = None) -> tuple[Game, str]
         try:
             db.session.add(game)
             db.session.flush()
-            for row in replayed.moves:
-                row.game_id = game.id
-                db.session.add(row)
+            # a slice of rows a statement (one INSERT of many rows, not an ORM object each)
+            for start in in_turns(range(0, len(replayed.moves), TURN), every=1):
+                db.session.execute(insert(Move.__table__), [dict(row, game_id=game.id)
+                                                            for row in replayed.moves[start:start + TURN]])
             db.session.commit()
         except Exception:
             db.session.rollback()

@@ -48,7 +48,7 @@ from referee.driver_statements import DriverStatement
 from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
 from referee.names import refuse_confusable
 from referee.rules import get_engine
-from referee.rules.base import RuleError, load_move, public_state
+from referee.rules.base import APPEND_ONLY, RuleError, load_move, public_state
 from referee.texts import N_, T
 
 GAME_ID_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
@@ -226,6 +226,21 @@ def moves_page(game_id: str, after: int, limit: int) -> list[Move]:
     """The log entries after position ``after``, at most ``limit`` of them."""
     return list(db.session.scalars(select(Move).where(Move.game_id == game_id, Move.seq > after)
                                    .order_by(Move.seq).limit(limit)))
+
+
+def checkpoint_due(version: int, state: dict) -> bool:
+    """Whether the move to ``version`` keeps its state (a checkpoint): every ``CHECKPOINT_EVERY``
+    versions, further apart as the state's ever-growing lists (``APPEND_ONLY``: the finished rounds,
+    the adjustments) grow, a power of two times as far as those lists hold more than that many
+    entries. Each checkpoint stores those lists whole, so a fixed spacing stored the square of a
+    long game (an import of 15,000 adjustments wrote 290 MB); spaced so, the checkpoints of a game
+    add up to a few times its last state, and an undo replays at most about as many moves as the
+    state holds entries. Only a cost: a replay starts from whatever checkpoint it finds."""
+    entries = sum(len(state.get(key) or ()) for key in APPEND_ONLY)
+    spacing = CHECKPOINT_EVERY
+    while entries >= 2 * spacing:
+        spacing *= 2
+    return version % spacing == 0
 
 
 def replay(game: Game, upto: int | None = None) -> dict:
@@ -1071,7 +1086,7 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
         game.version += 1
         game.revision += 1
         game.added = {"payload": move, "idempotency_key": request.idempotency_key,
-                      "checkpoint": state if game.version % CHECKPOINT_EVERY == 0 else None}
+                      "checkpoint": state if checkpoint_due(game.version, state) else None}
         _announce(game, "move", announced)
         return _save_state(game, state)
 

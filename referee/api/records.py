@@ -15,6 +15,7 @@ from referee.api.schemas import (
     CreatedGameSchema,
     GameRecordSchema,
     GroupStatsSchema,
+    RecordMoveSchema,
     StatsQuerySchema,
 )
 
@@ -114,7 +115,7 @@ class ImportGame(MethodView):
         body = request.get_json()
         try:
             records.check_format(body)
-            record = GameRecordSchema().load(body)
+            record = load_record(body)
         except records.ImportRefused as refused:
             return _refused(refused)
         except ValidationError as error:
@@ -126,6 +127,31 @@ class ImportGame(MethodView):
             return _refused(refused)
         body = dict(store.game_view(game), token=token)
         return _game_response(body, 201, Location=url_for("games.Game", game_id=game.id), **{"Cache-Control": "no-store"})
+
+
+def load_record(body: dict) -> dict:
+    """``GameRecordSchema``'s load, its moves a slice at a time with the worker's other requests let
+    in between (``records.in_turns``): marshmallow takes about 80 us a move, 1.2 s for 15,000. A
+    refusal names the same fields, by the same paths, as one load of the whole record."""
+    moves = body.get("moves")
+    if not isinstance(moves, list):
+        return GameRecordSchema().load(body)
+    messages: dict = {}
+    try:
+        record = GameRecordSchema(exclude=("moves",)).load({k: v for k, v in body.items() if k != "moves"})
+    except ValidationError as error:
+        messages.update(error.messages)
+    loaded, refused, schema = [], {}, RecordMoveSchema()
+    for start in records.in_turns(range(0, len(moves), records.TURN), every=1):
+        try:
+            loaded.extend(schema.load(moves[start:start + records.TURN], many=True))
+        except ValidationError as error:
+            refused.update({start + index: found for index, found in error.messages.items()})
+    if refused:
+        messages["moves"] = refused
+    if messages:
+        raise ValidationError(messages)
+    return dict(record, moves=loaded)
 
 
 def _refused(refused: records.ImportRefused):

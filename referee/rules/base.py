@@ -347,15 +347,18 @@ def public_state(engine, state: dict) -> dict:
     return view
 
 
+# A state's lists that only ever grow at the end, their entries never edited in place: the finished
+# rounds (a correction, T-1, puts a new entry in place of an old one) and the table's adjustments (T-2).
+APPEND_ONLY = frozenset({"rounds", "adjustments"})
+
+
 def next_state(state: dict) -> dict:
-    """The copy of ``state`` that a move changes. The finished rounds (``rounds``) are only ever
-    appended to, never edited, so the new state shares them with the old one and copies just the
-    list: a move then costs the same at move 1,000 as at move 10."""
-    rounds = state.get("rounds")
-    new = {key: plain_copy(value) for key, value in state.items() if key != "rounds"}
-    if rounds is not None:
-        new["rounds"] = list(rounds)
-    return new
+    """The copy of ``state`` that a move changes. The lists in ``APPEND_ONLY`` are shared entry by
+    entry with the old state (only the list is copied), so a move costs the same at move 1,000 as
+    at move 10, however many rounds or adjustments came before (an import of 4,000 adjustments took
+    10 s when each move copied every earlier one)."""
+    return {key: (list(value) if key in APPEND_ONLY and type(value) is list else plain_copy(value))
+            for key, value in state.items()}
 
 
 _IMMUTABLE = frozenset({str, int, float, bool, type(None), Text, Joined})

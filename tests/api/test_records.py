@@ -296,6 +296,85 @@ def test_a_huge_import_is_413_and_a_long_game_fits(app, client, api, monkeypatch
     assert rows(app) == before
 
 
+def _adjustments_record(plan: list[str], players=("Ann", "Bob", "Cid")) -> dict:
+    """A Ninety-nine record made of score adjustments (T-2: legal at any time), with undos: ``plan``
+    is "move" or "undo" for each write, as the log would have it."""
+    entries, live = [], []
+    for step, write in enumerate(plan):
+        if write == "undo":
+            entries[live.pop()]["voided"] = True
+            continue
+        live.append(len(entries))
+        entries.append({"seq": len(entries) + 1, "version": len(live), "voided": False,
+                        "payload": {"type": "adjust", "player": players[step % len(players)], "points": 1 + step % 3,
+                                    "reason": f"write {step}"}})
+    return {"format": "referee-game", "format_version": 1, "game": "ninety-nine", "players": list(players),
+            "options": {"tokens": 99}, "version": len(live), "moves": entries}
+
+
+def test_an_import_replays_each_move_at_most_about_twice_whatever_its_undos(app, client, monkeypatch):
+    """An import keeps the tables of the last few moves in effect and of every few, not of all (that
+    held the square of a long record): an undo in the record goes back to a table kept, replaying at
+    most a few moves, and only after as many voided moves; the table imported is the one the moves
+    in effect make."""
+    from referee.rules import ninety_nine
+
+    plan = ["move"] * 80 + ["undo"] * 30 + ["move"] * 10
+    plan += ["move", "undo"] * 150           # shallow undos: each goes back to the table just before
+    plan += (["undo"] * 26 + ["move"] * 26) * 6  # deep ones: each goes back past the tables kept lately
+    record = _adjustments_record(plan)
+    applied = []
+    real_apply = ninety_nine.apply
+    monkeypatch.setattr(ninety_nine, "apply", lambda state, move: applied.append(1) or real_apply(state, move))
+    response = client.post("/api/v1/games/import", json=record)
+    assert response.status_code == 201, response.get_json()
+    moves = len(record["moves"])
+    assert len(applied) <= 2 * moves, (len(applied), moves)
+    state = ninety_nine.new_game(["Ann", "Bob", "Cid"], {"tokens": 99})
+    for entry in record["moves"]:
+        if not entry["voided"]:
+            state = real_apply(state, entry["payload"])
+    imported = response.get_json()
+    assert imported["version"] == record["version"]
+    assert imported["adjustments"] == state["adjustments"] and imported["standings"] == ninety_nine.standings(state)
+
+
+def test_the_checkpoints_of_a_long_game_add_up_to_a_few_times_its_state(app, client):
+    """Each checkpoint stores the state's ever-growing lists whole (here the adjustments), so they
+    come further apart as the lists grow (store.checkpoint_due): what a game's checkpoints store is a
+    few times its last state, at 1,000 moves as at 4,000 (at one every 25 moves an import of 15,000
+    adjustments stored 290 MB). Undo still finds the table of every version."""
+    ratios = []
+    for length in (1000, 4000):
+        response = client.post("/api/v1/games/import", json=_adjustments_record(["move"] * length))
+        assert response.status_code == 201, response.get_json()
+        with app.app_context():
+            game = db.session.get(Game, response.get_json()["id"])
+            stored = sum(len(json.dumps(move.checkpoint)) for move in db.session.scalars(
+                select(Move).where(Move.game_id == game.id, Move.checkpoint.is_not(None))))
+            ratios.append(stored / len(json.dumps(game.state)))
+    assert all(ratio < 6 for ratio in ratios), ratios
+    game = response.get_json()
+    for version in (3999, 2048, 1601, 26):
+        body = client.get(f"/api/v1/games/{game['id']}?at={version}").get_json()
+        assert len(body["adjustments"]) == version
+
+
+def test_an_import_counts_against_the_creation_limit(database_url):
+    """An import makes a game: it spends the same budget as a creation (RATELIMIT_CREATE)."""
+    from referee import create_app
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "AUTO_MIGRATE": False, "TESTING": True,
+                      "SECRET_KEY": "x", "RATELIMIT_ENABLED": True, "RATELIMIT_STORAGE_URI": "memory://",
+                      "RATELIMIT_CREATE": "2 per minute"})
+    client = app.test_client()
+    record = _adjustments_record(["move"] * 3)
+    assert client.post("/api/v1/games", json={"game": "nines", "players": ["Ann", "Bob"]}).status_code == 201
+    assert client.post("/api/v1/games/import", json=record).status_code == 201
+    assert_problem(client.post("/api/v1/games/import", json=record), 429)
+    assert_problem(client.post("/api/v1/games", json={"game": "nines", "players": ["Ann", "Bob"]}), 429)
+
+
 def test_an_import_into_an_unknown_group_is_refused(app, client, api):
     game = api.create("ninety-nine", ["Ann", "Bob"])
     record = export(client, game)
