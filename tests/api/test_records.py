@@ -360,21 +360,6 @@ def test_the_checkpoints_of_a_long_game_add_up_to_a_few_times_its_state(app, cli
         assert len(body["adjustments"]) == version
 
 
-def test_an_import_counts_against_the_creation_limit(database_url):
-    """An import makes a game: it spends the same budget as a creation (RATELIMIT_CREATE)."""
-    from referee import create_app
-
-    app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "AUTO_MIGRATE": False, "TESTING": True,
-                      "SECRET_KEY": "x", "RATELIMIT_ENABLED": True, "RATELIMIT_STORAGE_URI": "memory://",
-                      "RATELIMIT_CREATE": "2 per minute"})
-    client = app.test_client()
-    record = _adjustments_record(["move"] * 3)
-    assert client.post("/api/v1/games", json={"game": "nines", "players": ["Ann", "Bob"]}).status_code == 201
-    assert client.post("/api/v1/games/import", json=record).status_code == 201
-    assert_problem(client.post("/api/v1/games/import", json=record), 429)
-    assert_problem(client.post("/api/v1/games", json={"game": "nines", "players": ["Ann", "Bob"]}), 429)
-
-
 def test_an_import_into_an_unknown_group_is_refused(app, client, api):
     game = api.create("ninety-nine", ["Ann", "Bob"])
     record = export(client, game)

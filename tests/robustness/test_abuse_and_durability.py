@@ -54,6 +54,21 @@ def test_creating_games_is_rate_limited_per_client_address(limited_app):
     assert move.status_code == 201
 
 
+def test_an_import_spends_the_creation_budget(limited_app):
+    """An import (unauthenticated, seconds of work for a long record) makes a game: it counts against
+    the same budget per address as creating one, by the API or the pages."""
+    client = limited_app.test_client()
+    one = {"REMOTE_ADDR": "192.0.2.7"}
+    record = {"format": "referee-game", "format_version": 1, "game": "nines", "players": ["Ann", "Bob"],
+              "options": {}, "moves": []}
+    assert client.post("/api/v1/games", json=BODY, environ_base=one).status_code == 201
+    for _ in range(2):
+        assert client.post("/api/v1/games/import", json=record, environ_base=one).status_code == 201
+    for refused in (client.post("/api/v1/games/import", json=record, environ_base=one),
+                    client.post("/api/v1/games", json=BODY, environ_base=one)):
+        assert refused.status_code == 429 and refused.mimetype == "application/problem+json"
+
+
 def test_only_the_views_that_create_games_are_checked(limited_app, monkeypatch):
     """The limiter's check in front of every view is skipped when no limit covers the whole app: a
     move or a read never reaches the limiter's storage; creating a game is checked by its view."""
