@@ -9,7 +9,7 @@ from sqlalchemy import event, make_url, text
 from sqlalchemy.engine import Engine
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from referee import MIGRATIONS, jsonio
+from referee import MIGRATIONS, deadlines, jsonio
 from referee import config as config_module
 from referee.models import db
 
@@ -34,6 +34,8 @@ def create_app(config: dict | None = None) -> Flask:
 
     db.init_app(app)
     migrate.init_app(app, db)
+    with app.app_context():  # each request's waits on the database end by its deadline
+        deadlines.init_engine(db.engine)
 
     from referee import api, backup, i18n, logs, metrics, web
 
@@ -64,10 +66,11 @@ def migrate_locked() -> None:
                 connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
                 connection.commit()
         return
-    with writer_queue():  # the SQLite file's writer lock
+    with writer_queue(begin=False):  # the SQLite file's writer lock (alembic writes on a connection of its own)
         upgrade(directory=MIGRATIONS)
 
 
+SQLITE_BUSY_SECONDS = 0.01  # how long one statement waits in SQLite's busy handler (see _engine_options)
 MIGRATION_LOCK = 0x5265_6665  # "Refe": any fixed number that no other lock of this database uses
 
 
@@ -79,9 +82,12 @@ def _engine_options(url: str, timeout: int) -> dict:
     # to a fifth, bench/README.md).
     pool = {"pool_size": 30, "max_overflow": 0, "pool_timeout": timeout}
     if url.startswith("sqlite"):
-        # Writers queue on the writer lock first (store.writer_queue), then wait at most this long.
+        # Writers queue on the writer lock first (store.writer_queue), then wait for another process's
+        # lock in turns (store._begin_write); SQLite's own busy wait, which holds up a gevent worker
+        # whole, is kept to a few milliseconds.
         in_memory = make_url(url).database in (None, "", ":memory:")  # one connection, no pool to size
-        return {**({} if in_memory else pool), "connect_args": {"timeout": timeout, "check_same_thread": False}}
+        return {**({} if in_memory else pool),
+                "connect_args": {"timeout": SQLITE_BUSY_SECONDS, "check_same_thread": False}}
     ms = timeout * 1000
     # No pre-ping: it cost every request a round trip. A connection that died (the database
     # restarted) fails its request with a 503 and the pool replaces all its connections at once.

@@ -41,9 +41,9 @@ from typing import Any, Callable
 from flask import current_app
 from sqlalchemy import (ClauseElement, Insert, and_, bindparam, case, delete, exists, func, insert, literal, null,
                         select, text, type_coerce, update)
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
-from referee import events, jsonio, metrics
+from referee import deadlines, events, jsonio, metrics
 from referee.driver_statements import DriverStatement
 from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
 from referee.names import refuse_confusable
@@ -678,8 +678,10 @@ def _sqlite_file() -> str | None:
 
 
 @contextlib.contextmanager
-def writer_queue():
-    """On a SQLite file, one writer at a time across threads and processes.
+def writer_queue(begin: bool = True):
+    """On a SQLite file, one writer at a time across threads and processes; with ``begin``, the
+    session's write transaction is begun once the writer's turn has come (``_begin_write``): all but
+    the migrations, which write on a connection of their own.
 
     A process's writers queue on a lock of their own (threads, or greenlets under gevent: woken in
     turn, at once), so only one of them at a time polls the file lock that the processes share.
@@ -690,17 +692,44 @@ def writer_queue():
     if path is None:  # PostgreSQL: the row lock in lock_game is the queue
         yield
         return
-    deadline = time.monotonic() + WRITER_WAIT_SECONDS
-    if not _PROCESS_WRITERS.acquire(timeout=WRITER_WAIT_SECONDS):
+    deadline = deadlines.deadline(WRITER_WAIT_SECONDS)
+    if not _PROCESS_WRITERS.acquire(timeout=max(deadline - time.monotonic(), 0)):
         raise _busy()
     try:
         with _file_lock(path, deadline):
+            if begin:
+                _begin_write(db.session.connection(), deadline)
             yield
     finally:
         _PROCESS_WRITERS.release()
 
 
-WRITER_WAIT_SECONDS = 10
+SQLITE_LOCK_RETRY_SECONDS = 0.02  # between tries for a write lock that another process holds
+
+
+def _begin_write(connection, deadline: float) -> None:
+    """SQLite: begin the write transaction (BEGIN IMMEDIATE takes the database's write lock), unless
+    one is open. The service's own writers queue for their turn first (``_file_lock``); only another
+    process (an operator's shell, a backup tool) can hold the lock then, and it is waited for in
+    turns until ``deadline``: SQLite's busy wait is a C call that a gevent worker cannot leave, so
+    it is kept to a few milliseconds (``app._engine_options``) and the waits between tries let the
+    worker's other requests run. A long busy wait held up every request of its worker (an undo
+    answered after 35 s while another process held the lock)."""
+    if connection.connection.driver_connection.in_transaction:
+        return
+    while True:
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            return
+        except OperationalError as error:
+            if "locked" not in str(error.orig) and "busy" not in str(error.orig):
+                raise
+            if time.monotonic() + SQLITE_LOCK_RETRY_SECONDS > deadline:
+                raise _busy() from None
+            time.sleep(SQLITE_LOCK_RETRY_SECONDS)
+
+
+WRITER_WAIT_SECONDS = 10  # outside a request; a request waits until its deadline (referee.deadlines)
 POLL_SECONDS = 0.00025  # one poller per process: polling often costs little
 _PROCESS_WRITERS = threading.Lock()  # gevent's own when the worker is patched (gunicorn.conf.py)
 _handover = {"yield": False}  # the last release saw another process waiting: give it a poll first
@@ -948,7 +977,7 @@ def _grouped(path: str, job: _Job) -> None:
     others of the group find their write done when their turn comes, and leave at once."""
     with _PENDING:
         _pending.append(job)
-    deadline = time.monotonic() + WRITER_WAIT_SECONDS
+    deadline = deadlines.deadline(WRITER_WAIT_SECONDS)
     while not job.done:
         if not _PROCESS_WRITERS.acquire(timeout=max(deadline - time.monotonic(), 0)):
             if _withdraw(job):  # no group took it: nothing was applied
@@ -990,10 +1019,10 @@ def _run_group(batch: list[_Job]) -> int:
     written: list[tuple[_Job, WriteResult, LockedGame | None]] = []
     try:
         connection = session.connection()
-        if not alone and not connection.connection.driver_connection.in_transaction:
-            # BEGIN first: pysqlite would otherwise let the first savepoint open the transaction,
-            # and releasing that savepoint would commit it
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        if connection.dialect.name == "sqlite":
+            # BEGIN first (pysqlite would otherwise let the first savepoint open the transaction,
+            # and releasing that savepoint would commit it), waiting for another process's lock
+            _begin_write(connection, deadlines.deadline(WRITER_WAIT_SECONDS))
         for index, job in enumerate(batch):
             try:
                 done = None

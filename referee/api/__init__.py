@@ -10,6 +10,7 @@ from flask_smorest import Api
 from sqlalchemy import text
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
+from referee import deadlines
 from referee.api import (declared, errors, events, followers, games, groups, judge, limits, links, movers, records,
                          rules_info)
 from referee.api.schemas import GameSchema, ProblemSchema
@@ -159,4 +160,5 @@ def init_app(app: Flask) -> None:
 
     app.extensions["referee_api"] = api
     with app.app_context():  # the two hot paths, each answered in front of Flask when it can be
-        app.wsgi_app = followers.Followers(movers.Movers(app.wsgi_app, app, parse_json), db.engine)
+        app.wsgi_app = deadlines.Bounded(followers.Followers(movers.Movers(app.wsgi_app, app, parse_json), db.engine),
+                                         app.config["DB_TIMEOUT_SECONDS"])

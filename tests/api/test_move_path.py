@@ -142,10 +142,13 @@ def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(
         assert "INSERT INTO moves" in save and save.endswith("FROM saved") and "pg_notify" in save, save
         assert ("INSERT INTO idempotency_records" in save) is keyed
     else:
-        save = sent[0]
+        # the transaction begun explicitly (where pysqlite began it itself), so that another
+        # process's lock is waited for in turns (store._begin_write)
+        save = sent[1]
         assert save.startswith("UPDATE games SET state=") and "games.revision = " in save, save
         assert "games.token_hash = " in save and ("NOT (EXISTS (SELECT" in save) is keyed, save
-        expected = ["UPDATE games SET state=", "INSERT INTO moves"] + (["INSERT INTO idempotency_records"] if keyed else [])
+        expected = (["BEGIN IMMEDIATE", "UPDATE games SET state=", "INSERT INTO moves"]
+                    + (["INSERT INTO idempotency_records"] if keyed else []))
         assert [w[:len(e)] for w, e in zip(sent, expected)] == expected and len(sent) == len(expected), sent
     # what each part wrote: the log, the row and, for a keyed move, the answer a retry gets back
     assert [entry["move"] for entry in api.log(game)["moves"]] == [first, move]
@@ -177,10 +180,11 @@ def test_a_retry_that_the_kept_row_would_accept_again_is_replayed(app, client, a
             assert sent[0].startswith("WITH saved AS") and "NOT (EXISTS (SELECT" in sent[0], sent
             assert "AS key_recorded" in sent[1], sent
         else:  # the save as kept finds the record; the locked path then finds it too, and replays
-            assert sent[0].startswith("UPDATE games SET state=") and "NOT (EXISTS (SELECT" in sent[0], sent
-            assert sent[1].startswith("UPDATE games SET version=games.version"), sent  # the lock
-            assert sent[2].startswith("SELECT idempotency_records"), sent
-            assert len(sent) == 3, sent
+            assert sent[0] == "BEGIN IMMEDIATE", sent  # (store._begin_write)
+            assert sent[1].startswith("UPDATE games SET state=") and "NOT (EXISTS (SELECT" in sent[1], sent
+            assert sent[2].startswith("UPDATE games SET version=games.version"), sent  # the lock
+            assert sent[3].startswith("SELECT idempotency_records"), sent
+            assert len(sent) == 4, sent
 
 
 def test_a_token_rotated_since_the_row_was_kept_opens_nothing(client, api):
