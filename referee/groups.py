@@ -36,7 +36,7 @@ from sqlalchemy import and_, exists, func, or_, select
 from referee import events, store
 from referee.errors import InvalidInput
 from referee.models import Game, Group, GroupRename, _now, aware, db, new_game_id
-from referee.names import refuse_confusable, skeleton
+from referee.names import reads_like, refuse_blank, refuse_confusable
 from referee.rules.base import check_players, next_deal
 from referee.texts import N_, T
 
@@ -172,6 +172,7 @@ def rename_player(group_id: str, token: str | None, old: str, new: str, merge: b
         games = [[mapping.get(n, n) for n in players] for players in _names_played(group.id)]
         current = {name for players in games for name in players}
         source, target = _clean_name(old), _clean_name(new)
+        refuse_blank([target])  # a name that shows nothing (an old game's may still be renamed away)
         if source not in current:
             if source in mapping:
                 raise InvalidInput(T("No player of this group is called {name} any more: they are called {now} now.",
@@ -200,7 +201,7 @@ def rename_player(group_id: str, token: str | None, old: str, new: str, merge: b
                 raise InvalidInput(T("No player of this group is called {name}: there is no one to merge into.",
                                      name=repr(target)))
             # a name that reads like another player's is refused, as at a game's creation
-            clash = next((name for name in current - {source} if skeleton(name) == skeleton(target)), None)
+            clash = next((name for name in current - {source} if reads_like(name, target)), None)
             if clash is not None:
                 raise InvalidInput(T("{new} reads like {clash}, another player of this group: give a name that reads "
                                      "differently, or {clash} exactly to merge.", new=repr(target), clash=repr(clash)))

@@ -46,7 +46,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from referee import deadlines, events, jsonio, metrics
 from referee.driver_statements import DriverStatement
 from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
-from referee.names import refuse_confusable
+from referee.names import check_names
 from referee.rules import get_engine
 from referee.rules.base import APPEND_ONLY, RuleError, load_move, public_state
 from referee.texts import N_, T
@@ -268,7 +268,7 @@ def new_game(name: str, players: Any, options: Any, group_id: str | None = None)
     """A new game row (not yet in the session) and its token; RuleError on bad players or options."""
     engine = engine_for(name)
     state = engine.new_game(players, options)
-    refuse_confusable(state["players"])
+    check_names(state["players"])  # none blank, none that read alike
     token = secrets.token_urlsafe(24)
     game = Game(id=new_game_id(), game=name, players=state["players"], options=state["options"], state=state,
                 token_hash=hash_token(token), version=0, revision=0, status=_status(engine, state),
