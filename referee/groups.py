@@ -3,6 +3,14 @@
 - A group has an unguessable id, a name and a token of its own (returned once, stored hashed).
   Games created in the group with that token belong to it; the group's token also writes them
   (``store.check_token``), never another group's games, and a game's token never acts for its group.
+- The pages never keep the group's token: a phone that makes a group (``start_group``: the token is
+  never seen) or opens one with its token (``phone_from_token``) gets a **phone key** of its own,
+  ``<id>.<secret>`` (a ``models.Credential`` with ``group_id``), kept in its session cookie. It does
+  on the pages what the token does (rename, rename players, start games in the group: ``phone=``),
+  until it is revoked (``revoke_phone``, ``forget``); it is never the API's Bearer, and it writes
+  none of the group's games (each game has keys of its own, ``referee.links``). Every check of a key
+  and every revocation takes the group's row lock first: once a revocation has answered, the key
+  writes nothing more.
 - The group's players are the names used in its games. A rename (``rename_player``) is appended to
   the group's renames, never rewriting a game: the group's listings, filters and stats read each
   name through the renames folded in order (``renames_of``, ``resolve_name``), so chains resolve
@@ -29,13 +37,13 @@ import hmac
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, exists, func, or_, select
 
-from referee import events, store
+from referee import events, links, store
 from referee.errors import InvalidInput
-from referee.models import Game, Group, GroupRename, _now, aware, db, new_game_id
+from referee.models import Credential, Game, Group, GroupRename, _now, aware, db, new_game_id
 from referee.names import reads_like, refuse_blank, refuse_confusable
 from referee.rules.base import check_players, next_deal
 from referee.texts import N_, T
@@ -76,6 +84,129 @@ def check_group_token(group: Group, token: str | None) -> None:
 _locked = store.committed  # a group write: one unit of work, committed or rolled back whole
 
 
+# ---------------------------------------------------------------- the phones' keys (the pages)
+
+MAX_PHONES = 1000  # phone keys of one group in use at once (revoked ones do not count)
+PHONE_SEEN_EVERY = timedelta(minutes=1)  # last_used_at is written at most this often
+
+
+def _issue_phone(group: Group, label: str) -> str:
+    """A new phone key to ``group``: ``<id>.<secret>``, shown once, stored hashed."""
+    count = db.session.scalar(select(func.count()).select_from(Credential).where(
+        Credential.group_id == group.id, Credential.revoked_at.is_(None)))
+    if count >= MAX_PHONES:
+        raise store.StoreError(409, "Too many phones", T("This group already has {n} phones in use: revoke some.",
+                                                         n=MAX_PHONES), "too-many-phones")
+    while True:
+        credential_id = secrets.token_urlsafe(9)
+        if db.session.get(Credential, credential_id) is None:
+            break
+    secret = secrets.token_urlsafe(18)
+    db.session.add(Credential(id=credential_id, group_id=group.id, kind="phone", label=label[:80],
+                              secret_hash=store.hash_token(secret), created_at=_now()))
+    db.session.flush()
+    return f"{credential_id}.{secret}"
+
+
+def find_phone(group: Group, key) -> Credential:
+    """The group's unrevoked phone key ``key`` opens, else a 403. The row is read afresh (a revocation
+    committed since this request first looked is seen)."""
+    parts = store.split_credential(key)
+    found = db.session.get(Credential, parts[0], populate_existing=True) if parts else None
+    if (found is None or found.group_id != group.id or found.kind != "phone"
+            or not hmac.compare_digest(store.hash_token(parts[1]), found.secret_hash)):
+        raise store.StoreError(403, "Wrong key", N_("This phone's key does not open this group."), "forbidden")
+    if found.revoked_at is not None:
+        raise store.StoreError(403, "Revoked", N_("This phone's key to the group was revoked."), "revoked")
+    return found
+
+
+def phone_of(group: Group, key) -> Credential | None:
+    """The group's phone ``key`` opens, valid and not revoked, else None (a read: no lock)."""
+    try:
+        return find_phone(group, key)
+    except store.StoreError:
+        return None
+
+
+def _check_writer(group: Group, token: str | None, phone: str | None) -> None:
+    """A phone's key from the pages (``phone``), else the group's token (the API's Bearer)."""
+    if phone is None:
+        check_group_token(group, token)
+        return
+    credential = find_phone(group, phone)
+    now = _now()
+    last = aware(credential.last_used_at)
+    if last is None or last < now - PHONE_SEEN_EVERY:
+        credential.last_used_at = now  # committed with the write
+
+
+def start_group(name: str, label: str) -> tuple[Group, str]:
+    """A group made on the pages, and the key of the phone that made it; the group's token is never
+    seen (only its hash is kept), as a game started on the pages (``links.start_game``)."""
+    group = Group(id=new_game_id(), name=name, token_hash=store.hash_token(secrets.token_urlsafe(24)))
+
+    def work():
+        db.session.add(group)
+        db.session.flush()
+        return _issue_phone(group, label)
+
+    key = _locked(work)
+    return group, key
+
+
+def phone_from_token(group_id: str, token: str | None, label: str) -> str:
+    """A phone key for a phone that holds the group's token: one typed on the group's page, or a cookie
+    written before phone keys. The token itself is kept nowhere."""
+    def work():
+        group = _lock_group(group_id)
+        check_group_token(group, token)
+        return _issue_phone(group, label)
+
+    return _locked(work)
+
+
+def phones_of(group: Group) -> list[Credential]:
+    """Every phone key of the group: the ones in use first, each oldest first."""
+    found = db.session.scalars(select(Credential).where(Credential.group_id == group.id)
+                               .order_by(Credential.created_at, Credential.id))
+    return sorted(found, key=lambda c: c.revoked_at is not None)
+
+
+def revoke_phone(group_id: str, key: str | None, credential_id: str) -> list[Credential]:
+    """A phone holding a key to the group revokes a phone of the group (perhaps itself): what was
+    revoked now (nothing when it was already)."""
+    def work():
+        group = _lock_group(group_id)
+        find_phone(group, key)
+        # anything not shaped like an id names nothing (a NUL never reaches SQL)
+        possible = isinstance(credential_id, str) and links.CREDENTIAL_ID.fullmatch(credential_id)
+        target = db.session.get(Credential, credential_id, populate_existing=True) if possible else None
+        if target is None or target.group_id != group.id:
+            raise store.StoreError(404, "No such phone", T("This group has no phone {id}.", id=repr(credential_id)),
+                                   "phone-not-found")
+        if target.revoked_at is not None:
+            return []
+        target.revoked_at = _now()
+        return [target]
+
+    return _locked(work)
+
+
+def forget(group_id: str, key: str | None) -> None:
+    """The phone gives up its key to the group: revoked when it still opens it (a copy of the cookie
+    then opens nothing either)."""
+    def work():
+        group = _lock_group(group_id)
+        phone = phone_of(group, key)
+        if phone is not None:
+            phone.revoked_at = _now()
+
+    _locked(work)
+
+
+# ---------------------------------------------------------------- the group and its token (the API)
+
 def create_group(name: str) -> tuple[Group, str]:
     """A new group and its token (shown once)."""
     token = secrets.token_urlsafe(24)
@@ -88,10 +219,11 @@ def create_group(name: str) -> tuple[Group, str]:
     return _locked(work), token
 
 
-def rename_group(group_id: str, token: str | None, name: str) -> Group:
+def rename_group(group_id: str, token: str | None, name: str, *, phone: str | None = None) -> Group:
+    """Rename the group, with its token (the API) or, from the pages, a phone's key (``phone``)."""
     def work():
         group = _lock_group(group_id)
-        check_group_token(group, token)
+        _check_writer(group, token, phone)
         group.name = name
         group.updated_at = _now()
         return group
@@ -163,11 +295,13 @@ def _clean_name(value) -> str:
     return check_players([value], 1, 1)[0]
 
 
-def rename_player(group_id: str, token: str | None, old: str, new: str, merge: bool = False) -> GroupRename:
-    """Rename a player of the group (``merge``: into another of its players), in its whole history."""
+def rename_player(group_id: str, token: str | None, old: str, new: str, merge: bool = False, *,
+                  phone: str | None = None) -> GroupRename:
+    """Rename a player of the group (``merge``: into another of its players), in its whole history; with
+    the group's token or, from the pages, a phone's key (``phone``)."""
     def work():
         group = _lock_group(group_id)
-        check_group_token(group, token)
+        _check_writer(group, token, phone)
         mapping = renames_of(group.id)
         games = [[mapping.get(n, n) for n in players] for players in _names_played(group.id)]
         current = {name for players in games for name in players}
@@ -299,11 +433,13 @@ def summary(game: Game, resolve: Callable[[str], str] = lambda name: name) -> di
             "rematch": game.rematch_id, "rematch_of": game.rematch_of_id}
 
 
-def create_game(group_id, token: str | None, name: str, players, options) -> tuple[Game, str]:
-    """A game in the group (with the group's token); the game's own token is returned too, once."""
+def create_game(group_id, token: str | None, name: str, players, options, *,
+                phone: str | None = None) -> tuple[Game, str]:
+    """A game in the group (with the group's token or, from the pages, a phone's key: ``phone``); the
+    game's own token is returned too, once."""
     def work():
         group = _lock_group(group_id)
-        check_group_token(group, token)
+        _check_writer(group, token, phone)
         game, game_token = store.new_game(name, players, options, group_id=group.id)
         # the group's players and the new names must not read alike either (its history shows them together)
         refuse_confusable(players_of(group.id) + game.players)
@@ -358,6 +494,7 @@ def rematch(request: store.WriteRequest, force: bool = False) -> Rematched:
     return result
 
 
-__all__ = ["NAME_MAX", "Rematched", "check_group_token", "create_game", "create_group", "decode_cursor",
-           "describe", "describe_rename", "encode_cursor", "games_of", "get_group", "players_of", "rematch",
-           "rename_group", "rename_player", "renames_of", "resolve_name", "resolver", "summary"]
+__all__ = ["MAX_PHONES", "NAME_MAX", "Rematched", "check_group_token", "create_game", "create_group",
+           "decode_cursor", "describe", "describe_rename", "encode_cursor", "find_phone", "forget", "games_of",
+           "get_group", "phone_from_token", "phone_of", "phones_of", "players_of", "rematch", "rename_group",
+           "rename_player", "renames_of", "resolve_name", "resolver", "revoke_phone", "start_group", "summary"]

@@ -128,19 +128,27 @@ class IdempotencyRecord(db.Model):
 
 
 class Credential(db.Model):
-    """A revocable key to a game's writes, other than the game's own token (``referee.links``).
+    """A revocable key to a game's writes, other than the game's own token (``referee.links``), or to
+    a group's (``group_id`` instead of ``game_id``: exactly one of them is set).
 
     ``kind`` "link": a table link, whose code (``<id>.<secret>``) a phone redeems once to join;
     ``parent_id`` is the phone whose share page made it (NULL when the game's token made it).
     ``kind`` "phone": one phone's key, kept in its session cookie (``<id>.<secret>``); ``parent_id``
-    is the link it joined through (NULL for the phone that started the game). Only the secret's
-    SHA-256 is stored; ``revoked_at`` set means it opens nothing any more.
+    is the link it joined through (NULL for the phone that started the game). A group has phones
+    only, no links (``referee.groups``): the key of the phone that made the group, or opened it with
+    the group's token; it works on the pages, never as the API's Bearer. Only the secret's SHA-256 is
+    stored; ``revoked_at`` set means it opens nothing any more.
     """
 
     __tablename__ = "credentials"
+    __table_args__ = (db.CheckConstraint("(game_id IS NULL AND group_id IS NOT NULL) OR "
+                                         "(game_id IS NOT NULL AND group_id IS NULL)",
+                                         name="ck_credentials_one_owner"),)
 
     id = db.Column(db.String(16), primary_key=True)  # public: shown in lists, sent with the secret
-    game_id = db.Column(db.String(32), db.ForeignKey("games.id"), nullable=False, index=True)
+    game_id = db.Column(db.String(32), db.ForeignKey("games.id"), nullable=True, index=True)
+    group_id = db.Column(db.String(32), db.ForeignKey("groups.id", name="credentials_group_id_fkey"),
+                         nullable=True, index=True)
     kind = db.Column(db.String(8), nullable=False)
     label = db.Column(db.String(80), nullable=True)
     secret_hash = db.Column(db.String(64), nullable=False)

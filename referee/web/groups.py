@@ -1,11 +1,16 @@
 """The table's memory on the phone (issue 14): groups, their games and stats, the rematch, and the
 table's corrections.
 
-- A group is made from the home page; the phone keeps the group's key (its token) in its signed
-  session cookie beside its games' keys (``views.remember_group``), never in a page or a URL. That
-  phone starts games in the group (the start form offers its groups), renames the group and its
-  players. Anyone with the group's link reads its page: its games (filtered, a page at a time),
-  its stats per game type (``referee.stats``), a chart of wins over time and the CSV export.
+- A group is made from the home page; the phone keeps a key of its own to the group (``<id>.<secret>``,
+  revocable, ``groups.start_group``) in its signed session cookie beside its games' keys
+  (``views.remember_group``), never the group's token, and never in a page or a URL. A phone that holds
+  the group's token (a group made through the API) opens the group with it on the group's page and
+  keeps a key of its own the same way; a cookie from before group keys held the token: it is exchanged
+  for a key on the phone's next visit (``views.group_key``). A phone with a key starts games in the
+  group (the start form offers its groups), renames the group and its players, and lists and revokes
+  the group's phone keys (its own too: "Forget"). The key is never the API's Bearer. Anyone with the
+  group's link reads its page: its games (filtered, a page at a time), its stats per game type
+  (``referee.stats``), a chart of wins over time and the CSV export.
 - A finished game offers the next game at the table: ``groups.rematch`` makes it once; a phone at
   the table that presses after another one did joins that same game (``links.join_rematch``).
 - A round entered whole (Five Crowns, Nines) is corrected on its own page, filled with the round's
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import secrets
 
-from flask import flash, redirect, render_template, request, url_for
+from flask import flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext
 from marshmallow import ValidationError
@@ -31,8 +36,8 @@ from referee.rules.base import RuleError
 from referee.web import chart
 from referee.web.games import FormError, ui_for
 from referee.web.views import (
-    _engine, _error_page, _not_at_the_table, _remember, bp, device_label, form_write, group_key, home,
-    remember_group, standing, table_key, usable_engines,
+    _engine, _error_page, _groups, _not_at_the_table, _remember, bp, device_label, drop_group, form_write,
+    group_key, home, remember_group, standing, table_key, usable_engines,
 )
 
 PAGE = 20  # games per page of a group's list
@@ -59,8 +64,8 @@ def create_group():
         clean = GroupNameSchema().load({"name": name})["name"]
     except ValidationError as exc:
         return home(422, group_error=_field_error(exc), group_name=name[:80])
-    group, token = groups.create_group(clean)
-    remember_group(group.id, token)
+    group, key = groups.start_group(clean, f"Made the group ({device_label(request.user_agent.string)})")
+    remember_group(group.id, key)  # the phone's own key: the group's token is never seen
     flash(_("Group made. Start its games from here: they count in its stats."), "info")
     return redirect(url_for(".group_page", group_id=group.id))
 
@@ -103,11 +108,15 @@ def _group_page(group, status: int = 200, refusal: dict | None = None, values: d
     summaries = records.group_summaries(group.id, game_type or None)
     figures = stats.group_stats(summaries)
     key = group_key(group)
+    phones = []
+    if key is not None:
+        mine = store.split_credential(key)[0]
+        phones = [dict(links.describe(c), mine=c.id == mine) for c in groups.phones_of(group)]
     return render_template(
         "group.html", group=group, holder=key is not None, games=listing, older=older, after=after,
         filters=filters, game_type=game_type, state=state, statuses=STATUSES, figures=figures,
         figure_names=FIGURES, wins=wins_chart(summaries), players=groups.players_of(group.id),
-        refusal=refusal, values=values or {},
+        refusal=refusal, values=values or {}, phones=phones, revoked=g.get("group_key_revoked", False),
         export=url_for("records.GroupExport", group_id=group.id, **({"game": game_type} if game_type else {})),
     ), status
 
@@ -128,12 +137,13 @@ def wins_chart(summaries: list[dict]):
 
 
 def _group_writer(group):
-    """The group's key on this phone, or the page that says why it cannot write."""
+    """This phone's key to the group, or the page that says why it cannot write."""
     key = group_key(group)
     if key is None:
-        return None, _error_page(403, _("This phone does not hold the group's key"),
-                                 _("Only the phone that made the group renames it and its players; anyone with "
-                                   "the link reads its page."))
+        title = (_("This phone's key was revoked") if g.get("group_key_revoked") else
+                 _("This phone does not hold the group's key"))
+        return None, _error_page(403, title, _("Only the phone that made the group renames it and its players; "
+                                               "anyone with the link reads its page."))
     return key, None
 
 
@@ -149,7 +159,7 @@ def rename_group(group_id):
     except ValidationError as exc:
         return _group_page(group, 422, {"detail": _field_error(exc), "rule": None, "form": "name"},
                            {"name": name[:80]})
-    groups.rename_group(group.id, key, clean)
+    groups.rename_group(group.id, None, clean, phone=key)
     flash(_("The group is now called %(name)s.", name=clean), "info")
     return redirect(url_for(".group_page", group_id=group.id))
 
@@ -163,7 +173,7 @@ def rename_player(group_id):
     old, new = request.form.get("old", ""), request.form.get("new", "")
     merge = request.form.get("merge") in ("true", "on", "1")
     try:
-        groups.rename_player(group.id, key, old, new, merge)
+        groups.rename_player(group.id, None, old, new, merge, phone=key)
     except (RuleError, store.StoreError) as exc:
         if isinstance(exc, store.StoreError) and exc.status not in (409, 422):
             raise
@@ -173,6 +183,60 @@ def rename_player(group_id):
                            {"old": old[:40], "new": new[:40], "merge": merge})
     flash(_("%(old)s is now %(new)s in all of the group's games.", old=old.strip(), new=new.strip()), "info")
     return redirect(url_for(".group_page", group_id=group.id))
+
+
+# ---------------------------------------------------------------- this phone's key to the group
+
+@bp.post("/groups/<group_id>/key")
+def open_group(group_id):
+    """A phone that holds the group's token (given once to whoever made the group through the API) gets
+    a key of its own to the group; the token itself is kept nowhere, and never shown back."""
+    group = groups.get_group(group_id)
+    if group_key(group) is not None:
+        return redirect(url_for(".group_page", group_id=group.id))
+    token = request.form.get("token", "").strip()[:200]
+    try:
+        key = groups.phone_from_token(group.id, token or None,
+                                      f"Opened with the group's token ({device_label(request.user_agent.string)})")
+    except store.StoreError as exc:
+        if exc.status not in (401, 403):
+            raise
+        return _group_page(group, 403, {"detail": str(say(exc.detail)), "rule": None, "form": "token"})
+    remember_group(group.id, key)
+    flash(_("This phone now holds a key of its own to the group."), "info")
+    return redirect(url_for(".group_page", group_id=group.id))
+
+
+@bp.post("/groups/<group_id>/revoke/<credential_id>")
+def revoke_group_phone(group_id, credential_id):
+    """A phone holding a key to the group revokes a phone's key (perhaps its own)."""
+    group = groups.get_group(group_id)
+    key, refused = _group_writer(group)
+    if refused:
+        return refused
+    revoked = groups.revoke_phone(group.id, key, credential_id)
+    if groups.phone_of(group, key) is None:  # it revoked itself
+        drop_group(group.id)
+        flash(_("This phone no longer holds the group's key."), "info")
+        return redirect(url_for(".group_page", group_id=group.id))
+    names = ", ".join(c.label or c.id for c in revoked)
+    flash(_("Revoked: %(names)s.", names=names) if names else _("That was already revoked."), "info")
+    return redirect(url_for(".group_page", group_id=group.id, _anchor="group-phones"))
+
+
+@bp.post("/groups/<group_id>/forget")
+def forget_group(group_id):
+    """This phone gives up its key to the group: revoked on the server (a copy of the cookie opens
+    nothing either), and out of the cookie."""
+    key = _groups().get(group_id)
+    if isinstance(key, str) and store.split_credential(key):
+        try:
+            groups.forget(group_id, key)
+        except store.StoreError:  # no such group: nothing to revoke
+            pass
+    drop_group(group_id)
+    flash(_("This phone no longer holds the group's key."), "info")
+    return redirect(url_for(".group_page", group_id=group_id))
 
 
 # ---------------------------------------------------------------- the next game at the table

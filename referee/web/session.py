@@ -1,8 +1,9 @@
 """The pages' session cookie: Flask's signed cookie, Secure whenever the request came over HTTPS.
 
-It holds a phone's own key to a game (``"<id>.<secret>"``, revocable, see ``referee.links``), the key
-of each group the phone made (the group's token: a group has no other key to give) and the CSRF
-secret; never a game's token. ``SESSION_COOKIE_SECURE`` is ``"auto"`` by default: the cookie is
+It holds a phone's own key to a game (``"<id>.<secret>"``, revocable, see ``referee.links``), its own
+key to each group it made or opened (``"<id>.<secret>"`` too, revocable, see ``referee.groups``) and
+the CSRF secret; never a game's token or a group's (a cookie from before that held one has it
+exchanged for a key on the next visit). ``SESSION_COOKIE_SECURE`` is ``"auto"`` by default: the cookie is
 Secure when the request is HTTPS, that is when it came over TLS, when a trusted proxy said so
 (``TRUSTED_PROXIES``: Werkzeug's ProxyFix applies ``X-Forwarded-Proto``), or when any proxy says so in
 ``X-Forwarded-Proto`` or ``Forwarded`` (heeded even from an untrusted proxy: it can only make the cookie

@@ -164,31 +164,55 @@ def _drop(game_id: str) -> None:
 
 
 def _groups() -> dict:
-    """``{group id: the group's token}`` from the signed cookie: the phone that made a group keeps its key
-    there as it keeps its games' keys (never in a page or a URL); the group has no other key to give."""
+    """``{group id: this phone's key to the group}`` from the signed cookie: the phone that made a group,
+    or opened it with the group's token, keeps a key of its own there as it keeps its games' keys
+    (``"<id>.<secret>"``, revocable, ``groups.find_phone``); never the group's token."""
     held = session.get("groups")
     return held if isinstance(held, dict) else {}
 
 
-def remember_group(group_id: str, token: str) -> None:
+def remember_group(group_id: str, key: str) -> None:
     held = {k: v for k, v in _groups().items() if k != group_id}
-    held[group_id] = token
+    held[group_id] = key
     session["groups"] = dict(list(held.items())[-MAX_TABLES:])
     session.permanent = True
 
 
+def drop_group(group_id: str) -> None:
+    held = _groups()
+    if group_id in held:
+        session["groups"] = {k: v for k, v in held.items() if k != group_id}
+
+
 def group_key(group) -> str | None:
-    """This phone's key to the group when it still opens it, else None (a key that does not leaves the
-    cookie)."""
-    token = _groups().get(group.id)
-    if not isinstance(token, str):
+    """This phone's key to the group when it still opens it (valid, not revoked), else None. A key that
+    no longer opens the group leaves the cookie, and the page says why (``g.group_key_revoked``)."""
+    held = _groups()
+    if group.id not in held:
         return None
+    key = held[group.id]
+    if isinstance(key, str) and store.split_credential(key) is None:
+        return _group_from_token(group, key)
+    if not isinstance(key, str) or groups.phone_of(group, key) is None:
+        drop_group(group.id)
+        g.group_key_revoked = True
+        return None
+    return key
+
+
+def _group_from_token(group, token: str) -> str | None:
+    """Before group keys the cookie held the group's token: it is exchanged, once, for a phone key of
+    this phone's own, and leaves the cookie (in its place: the list of groups keeps its order). A token
+    that no longer opens the group (rotated through the API) is dropped."""
+    label = f"{device_label(request.user_agent.string)} (before group keys)"
     try:
-        groups.check_group_token(group, token)
-    except store.StoreError:
-        session["groups"] = {k: v for k, v in _groups().items() if k != group.id}
-        return None
-    return token
+        key = groups.phone_from_token(group.id, token, label)
+    except store.StoreError as exc:
+        if exc.status in (401, 403):
+            drop_group(group.id)
+        return None  # else (too many phones in use) the token stays for a later visit
+    session["groups"] = {k: key if k == group.id else v for k, v in _groups().items()}
+    return key
 
 
 def held_groups() -> list:
@@ -353,7 +377,7 @@ def new_game(name):
                                  "a group, or from that phone."))
         try:
             if group_id:  # in the group, with its key; this phone then holds a key of its own to the game
-                game, token = groups.create_game(group_id, _groups()[group_id], name, players, options)
+                game, token = groups.create_game(group_id, None, name, players, options, phone=_groups()[group_id])
                 key = links.from_token(game.id, token, label)
             else:
                 game, key = links.start_game(name, players, options, label)

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import text
 
-from referee import groups
+from referee import groups, store
 from referee.models import Game, db
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL")
@@ -473,6 +473,132 @@ def test_the_migration_goes_up_and_down_on_postgresql():
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+def _group_keys_down_and_up(url: str) -> None:
+    """0007 (a phone's key to a group: credentials.group_id, game_id nullable, exactly one set) on a
+    database at 0006 holding a game with a phone and the link it shared, and a group: up, a group's
+    phone key added, down (the group's keys go, the game's stay and still point at one another), up."""
+    from flask_migrate import downgrade, upgrade
+    from sqlalchemy import inspect
+    from sqlalchemy.exc import IntegrityError
+
+    from referee import MIGRATIONS, create_app
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "AUTO_MIGRATE": False, "TESTING": True, "SECRET_KEY": "x",
+                      "RATELIMIT_ENABLED": False})
+    with app.app_context():
+        upgrade(directory=MIGRATIONS, revision="0006_moves_one_game_index")
+        db.session.execute(text(
+            "INSERT INTO games (id, game, players, options, token_hash, state, version, revision, status, created_at,"
+            " updated_at) VALUES ('g1', 'xix', '[]', '{}', 'h', '{}', 0, 0, 'in_progress', '2026-01-01',"
+            " '2026-01-01')"))
+        db.session.execute(text("INSERT INTO credentials (id, game_id, kind, secret_hash, created_at) "
+                                "VALUES ('c1', 'g1', 'phone', 'h', '2026-01-01')"))
+        db.session.execute(text("INSERT INTO credentials (id, game_id, kind, secret_hash, parent_id, created_at) "
+                                "VALUES ('c2', 'g1', 'link', 'h', 'c1', '2026-01-01')"))
+        db.session.execute(text("INSERT INTO groups (id, name, token_hash, created_at, updated_at) "
+                                "VALUES ('grp', 'G', 'h', '2026-01-01', '2026-01-01')"))
+        db.session.commit()
+        upgrade(directory=MIGRATIONS, revision="0007_group_phone_keys")
+        inspector = inspect(db.engine)
+        columns = {c["name"]: c for c in inspector.get_columns("credentials")}
+        assert columns["game_id"]["nullable"] and columns["group_id"]["nullable"]
+        assert "ix_credentials_group_id" in {i["name"] for i in inspector.get_indexes("credentials")}
+        assert {fk["referred_table"] for fk in inspector.get_foreign_keys("credentials")} == {
+            "games", "groups", "credentials"}
+        assert db.session.execute(text("SELECT id, game_id, group_id, parent_id FROM credentials ORDER BY id")).all() \
+            == [("c1", "g1", None, None), ("c2", "g1", None, "c1")]
+        db.session.execute(text("INSERT INTO credentials (id, group_id, kind, secret_hash, created_at) "
+                                "VALUES ('k1', 'grp', 'phone', 'h', '2026-01-01')"))
+        db.session.commit()
+        for owners in ["NULL, NULL", "'g1', 'grp'"]:  # neither, or both: refused
+            with pytest.raises(IntegrityError):
+                db.session.execute(text("INSERT INTO credentials (id, game_id, group_id, kind, secret_hash, "
+                                        f"created_at) VALUES ('bad', {owners}, 'phone', 'h', '2026-01-01')"))
+                db.session.commit()
+            db.session.rollback()
+
+        downgrade(directory=MIGRATIONS, revision="0006_moves_one_game_index")
+        inspector = inspect(db.engine)
+        columns = {c["name"]: c for c in inspector.get_columns("credentials")}
+        assert "group_id" not in columns and not columns["game_id"]["nullable"]
+        assert db.session.execute(text("SELECT id, game_id, parent_id FROM credentials ORDER BY id")).all() \
+            == [("c1", "g1", None), ("c2", "g1", "c1")]
+        assert {fk["referred_table"] for fk in inspector.get_foreign_keys("credentials")} == {"games", "credentials"}
+        if db.engine.dialect.name == "sqlite":
+            assert db.session.execute(text("PRAGMA foreign_key_check")).all() == []
+            assert db.session.execute(text("PRAGMA foreign_keys")).scalar() == 1
+        db.session.rollback()  # ends the reads' transaction: PostgreSQL's ALTER would wait for it
+
+        upgrade(directory=MIGRATIONS)
+        assert "group_id" in {c["name"] for c in inspect(db.engine).get_columns("credentials")}
+        db.session.remove()
+        db.engine.dispose()
+
+
+def test_the_group_keys_migration_goes_up_and_down_on_sqlite(tmp_path):
+    _group_keys_down_and_up(f"sqlite:///{tmp_path / 'keys.sqlite3'}")
+
+
+@pytest.mark.skipif(not TEST_DATABASE_URL or not TEST_DATABASE_URL.startswith("postgresql"),
+                    reason="needs the PostgreSQL server (TEST_DATABASE_URL)")
+def test_the_group_keys_migration_goes_up_and_down_on_postgresql():
+    from sqlalchemy import create_engine
+
+    name = f"referee_keys_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(TEST_DATABASE_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        _group_keys_down_and_up(TEST_DATABASE_URL.rsplit("/", 1)[0] + "/" + name)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+# ---------------------------------------------------------------- a phone's key to a group (issue 35)
+
+def test_a_phones_key_to_a_group_is_never_a_bearer_and_opens_none_of_its_games(app, client):
+    """The pages' key to a group (``groups.phone_from_token``) is refused by every write of the API, for the
+    group and its games (403 problem+json, nothing changed); the group's token still works."""
+    group = make_group(client)
+    game = game_in(client, group, ["Ann", "Bob"])
+    with app.app_context():
+        key = groups.phone_from_token(group["id"], group["token"], "a phone")
+    before = group_state(client, group)
+    for method, path, body in [("patch", f"/api/v1/groups/{group['id']}", {"name": "Stolen"}),
+                               ("post", f"/api/v1/groups/{group['id']}/renames", {"from": "Ann", "to": "Anna"}),
+                               ("post", f"/api/v1/groups/{group['id']}/token", None),
+                               ("post", f"/api/v1/games/{game['id']}/moves",
+                                {"type": "play", "player": "Ann", "card": "5S"}),
+                               ("post", f"/api/v1/games/{game['id']}/links", None),
+                               ("post", f"/api/v1/games/{game['id']}/rematch", {"force": True})]:
+        refused(getattr(client, method)(path, json=body, headers=bearer(key)), 403)
+    refused(client.post("/api/v1/games", json={"game": "nines", "players": ["Ann", "Bob"], "group": group["id"]},
+                        headers=bearer(key)), 403)
+    assert group_state(client, group) == before and count_games(app) == 1
+    assert client.get(f"/api/v1/games/{game['id']}").get_json()["version"] == 0
+    with app.app_context():
+        # on the pages' side it opens the group, never one of its games (each game has keys of its own)
+        group_row = groups.get_group(group["id"])
+        assert groups.find_phone(group_row, key).group_id == group["id"]
+        with pytest.raises(store.StoreError) as wrong:
+            store.check_phone(db.session.get(Game, game["id"]), key)
+        assert wrong.value.status == 403
+        # revoked, it opens nothing; another group's phone opens not this one
+        other = make_group(client, "Tuesdays")
+        other_key = groups.phone_from_token(other["id"], other["token"], "another phone")
+        with pytest.raises(store.StoreError):
+            groups.rename_group(group["id"], None, "X", phone=other_key)
+        assert [c.id for c in groups.revoke_phone(group["id"], key, key.split(".")[0])] == [key.split(".")[0]]
+        with pytest.raises(store.StoreError) as revoked:
+            groups.rename_group(group["id"], None, "X", phone=key)
+        assert revoked.value.kind == "revoked"
+        assert groups.get_group(group["id"]).name == "Friday cards"
+    renamed = client.patch(f"/api/v1/groups/{group['id']}", json={"name": "Fridays"}, headers=bearer(group["token"]))
+    assert renamed.status_code == 200 and renamed.get_json()["name"] == "Fridays"
 
 
 def test_games_of_and_the_renames_are_what_the_stats_read(app, client):

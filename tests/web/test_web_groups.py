@@ -1,9 +1,14 @@
 """The table's memory on the phone (issue 14): groups on the home page and their own page (games,
 stats, the chart of wins), the rematch from a finished game, the table's corrections (T-1) and
 adjustments (T-2). Forms refused through Flask's test client (bad CSRF, no key, bad input: never a
-500, nothing changed), then the whole story in Chromium at 390x844."""
+500, nothing changed), then the whole story in Chromium at 390x844.
+
+The group's key on the phone (issue 35): the cookie keeps a revocable phone key of its own to the
+group, never the group's token; the key works on the pages only (never as the API's Bearer), is listed
+and revoked on the group's page, and a cookie from before (holding the token) is exchanged for one."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -11,7 +16,10 @@ import requests
 from playwright.sync_api import expect
 
 from referee import groups as group_store
-from referee.models import Game, Group, db
+from referee import store
+from referee.models import Credential, Game, Group, db
+
+UA = {"User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) Version/17.5 Mobile/15E148 Safari/604.1"}
 
 # Ninety-nine with one token each: Ann K, Bob K, Ann K, Bob 3 reaches 33 (N99-5), Ann loses her only
 # token and is out (N99-6): Bob wins in four plays.
@@ -76,16 +84,16 @@ def round_result(client, game_id: str, went_out: str = "Ann", **points):
 
 def test_a_group_made_on_the_home_page_is_kept_by_the_phone_not_shown(app, client):
     group_id = make_group(client)
-    key = session_of(client)["groups"][group_id]  # the group's token, in the signed cookie only
+    key = session_of(client)["groups"][group_id]  # the phone's key to the group, in the signed cookie only
     with app.app_context():
-        group_store.check_group_token(group_store.get_group(group_id), key)
+        assert group_store.find_phone(group_store.get_group(group_id), key).kind == "phone"
     home = client.get("/").get_data(as_text=True)
     assert f'href="/groups/{group_id}"' in home and "Friday cards" in home
     game_id = start(client, "ninety-nine", "Ann\nBob", group=group_id, tokens="1")
     assert view(client, game_id)["group"] == group_id
     pages = ["/", f"/groups/{group_id}", f"/g/{game_id}", f"/g/{game_id}/share", f"/new/nines?group={group_id}"]
     for path in pages:
-        assert key not in client.get(path).get_data(as_text=True), path
+        assert key.split(".")[1] not in client.get(path).get_data(as_text=True), path
     # the new-game page offers the phone's groups, the one asked for chosen
     html = client.get(f"/new/nines?group={group_id}").get_data(as_text=True)
     assert re.search(rf'<option value="{group_id}" selected>Friday cards</option>', html)
@@ -94,6 +102,227 @@ def test_a_group_made_on_the_home_page_is_kept_by_the_phone_not_shown(app, clien
     html = other.get(f"/groups/{group_id}").get_data(as_text=True)
     assert "Friday cards" in html and f"/g/{game_id}" in html and 'id="group-name-form"' not in html
     assert 'name="group"' not in other.get("/new/nines").get_data(as_text=True)
+
+
+# ---------------------------------------------------------------- the group's key on the phone (issue 35)
+
+def strings_in(value) -> list[str]:
+    """Every string of a decoded cookie, keys and values, however deep."""
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in strings_in(k) + strings_in(v)]
+    if isinstance(value, (list, tuple)):
+        return [s for item in value for s in strings_in(item)]
+    return [value] if isinstance(value, str) else []
+
+
+def token_hash(app, group_id: str) -> str:
+    with app.app_context():
+        return db.session.get(Group, group_id).token_hash
+
+
+def phones(app, group_id: str) -> list[tuple]:
+    with app.app_context():
+        return [(c.id, c.kind, c.game_id, c.revoked_at is not None, c.label)
+                for c in group_store.phones_of(db.session.get(Group, group_id))]
+
+
+def api_group(client, name: str = "Friday cards") -> dict:
+    """A group made through the API: the only way anyone sees a group's token."""
+    response = client.application.test_client().post("/api/v1/groups", json={"name": name})
+    assert response.status_code == 201
+    return response.get_json()
+
+
+def open_with_token(client, group_id: str, token: str):
+    return client.post(f"/groups/{group_id}/key", data={"csrf_token": csrf(client), "token": token}, headers=UA)
+
+
+def bearer(key: str) -> dict:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def problem(response, status: int) -> dict:
+    assert response.status_code == status, (response.status_code, response.get_data(as_text=True))
+    assert response.mimetype == "application/problem+json"
+    return response.get_json()
+
+
+def test_the_cookie_of_the_phone_that_made_a_group_holds_a_key_of_its_own_never_the_token(app, client):
+    response = client.post("/groups", data={"csrf_token": csrf(client), "name": "Friday cards"}, headers=UA)
+    group_id = re.fullmatch(r"/groups/([\w-]+)", response.headers["Location"]).group(1)
+    contents = session_of(client)
+    # nothing in the cookie is the group's token (the token is kept hashed; none of the cookie's strings hashes to it)
+    assert all(store.hash_token(value) != token_hash(app, group_id) for value in strings_in(contents))
+    key = contents["groups"][group_id]
+    assert re.fullmatch(r"[\w-]{1,16}\.[\w-]{16,64}", key)
+    with app.app_context():
+        group = group_store.get_group(group_id)
+        with pytest.raises(store.StoreError) as refused:
+            group_store.check_group_token(group, key)
+        assert refused.value.status == 403
+    [(phone_id, kind, game_id, revoked, label)] = phones(app, group_id)
+    assert key.startswith(phone_id + ".") and kind == "phone" and game_id is None and not revoked
+    assert label == "Made the group (Safari on iPhone)"
+    assert set(contents) <= {"groups", "csrf_token", "_permanent", "_flashes"}
+    # the group's page lists it as this phone's, and never shows its secret
+    html = client.get(f"/groups/{group_id}").get_data(as_text=True)
+    assert f'id="key-{phone_id}"' in html and "this phone" in html and key.split(".")[1] not in html
+
+
+def test_the_phones_key_works_on_the_pages_and_never_as_the_apis_bearer(app, client):
+    group_id = make_group(client)
+    key = session_of(client)["groups"][group_id]
+    game_id = start(client, "ninety-nine", "Ann\nBob", group=group_id, tokens="1")  # the key starts a game in it
+    play_99(client, game_id)
+    api = app.test_client()
+    before = api.get(f"/api/v1/groups/{group_id}").get_json()
+    games_before = game_count(app)
+    # every write of the group through the API: refused with the phone's key as Bearer, nothing changed
+    for method, path, body in [("patch", f"/api/v1/groups/{group_id}", {"name": "Stolen"}),
+                               ("post", f"/api/v1/groups/{group_id}/renames", {"from": "Ann", "to": "Anna"}),
+                               ("post", f"/api/v1/groups/{group_id}/token", None),
+                               ("post", "/api/v1/games", {"game": "nines", "players": ["Ann", "Bob"],
+                                                          "group": group_id}),
+                               ("post", f"/api/v1/games/{game_id}/rematch", None),
+                               ("get", f"/api/v1/games/{game_id}/links", None),
+                               ("post", f"/api/v1/games/{game_id}/token", None)]:
+        response = getattr(api, method)(path, json=body, headers=bearer(key))
+        problem(response, 403)
+    assert api.get(f"/api/v1/groups/{group_id}").get_json() == before and game_count(app) == games_before
+    assert api.get(f"/api/v1/games/{game_id}").get_json()["rematch"] is None
+    # nor do the game's own writes
+    problem(api.post(f"/api/v1/games/{game_id}/undo", headers=bearer(key)), 403)
+    assert api.get(f"/api/v1/games/{game_id}").get_json()["version"] == 4
+    # on the pages it renames the group and its players
+    form = csrf(client, f"/groups/{group_id}")
+    assert client.post(f"/groups/{group_id}/name", data={"csrf_token": form, "name": "Fridays"}).status_code == 302
+    response = client.post(f"/groups/{group_id}/players", data={"csrf_token": form, "old": "Ann", "new": "Anna"})
+    assert response.status_code == 302
+    described = api.get(f"/api/v1/groups/{group_id}").get_json()
+    assert described["name"] == "Fridays" and described["players"] == ["Anna", "Bob"]
+    assert len(phones(app, group_id)) == 1
+    with app.app_context():
+        assert db.session.get(Credential, key.split(".")[0]).last_used_at is not None
+
+
+def test_revoking_a_phones_key_stops_it_and_forget_revokes_its_own(app, client, join_table):
+    group = api_group(client)
+    first, second = app.test_client(), app.test_client()
+    assert open_with_token(first, group["id"], group["token"]).status_code == 302
+    assert open_with_token(second, group["id"], group["token"]).status_code == 302
+    first_key, second_key = (session_of(phone)["groups"][group["id"]] for phone in (first, second))
+    assert group["token"] not in json.dumps(session_of(first)) + json.dumps(session_of(second))
+    assert first_key != second_key
+    thief = app.test_client()  # a copy of the second phone's cookie
+    thief.set_cookie("session", second.get_cookie("session").value)
+    # the first phone sees both keys on the group's page and revokes the second
+    html = first.get(f"/groups/{group['id']}").get_data(as_text=True)
+    second_id = second_key.split(".")[0]
+    assert f'id="key-{second_id}"' in html and html.count("<strong>Opened with the group&#39;s token (Safari on iPhone)</strong>") == 2
+    response = first.post(f"/groups/{group['id']}/revoke/{second_id}", data={"csrf_token": csrf(first)})
+    assert response.status_code == 302
+    assert "Revoked: Opened with the group" in first.get(f"/groups/{group['id']}").get_data(as_text=True)
+    # the second phone and the copy of its cookie write nothing more, and the page says why
+    for phone in (second, thief):  # (a form token from a page that reads no group key)
+        response = phone.post(f"/groups/{group['id']}/name", data={"csrf_token": csrf(phone, "/check/nines"),
+                                                                    "name": "Mine"})
+        assert response.status_code == 403 and "key was revoked" in response.get_data(as_text=True)
+        assert group["id"] not in session_of(phone).get("groups", {})
+    response = thief.post("/new/nines", data={"csrf_token": csrf(thief), "players": "Ann\nBob", "group": group["id"]})
+    assert response.status_code == 403 and game_count(app) == 0
+    assert app.test_client().get(f"/api/v1/groups/{group['id']}").get_json()["name"] == "Friday cards"
+    # revoking again, or what is not the group's, or by a phone without a key: nothing changes
+    token = csrf(first)
+    assert first.post(f"/groups/{group['id']}/revoke/{second_id}", data={"csrf_token": token}).status_code == 302
+    for bad in ["nope", "a%00b", "x" * 40]:
+        assert first.post(f"/groups/{group['id']}/revoke/{bad}", data={"csrf_token": token}).status_code == 404, bad
+    first_id = first_key.split(".")[0]
+    assert second.post(f"/groups/{group['id']}/revoke/{first_id}", data={"csrf_token": csrf(second)}).status_code == 403
+    assert first.post(f"/groups/{group['id']}/revoke/{first_id}").status_code == 400  # no CSRF token
+    assert [revoked for _, _, _, revoked, _ in phones(app, group["id"])] == [False, True]
+    # a phone's key to one of the group's games is no key to the group
+    game = app.test_client().post("/api/v1/games", json={"game": "nines", "players": ["Ann", "Bob"], "group": group["id"]},
+                                  headers=bearer(group["token"])).get_json()
+    other = app.test_client()
+    join_table(other, game)
+    game_key = session_of(other)["tables"][game["id"]]
+    other.set_cookie("session", app.session_interface.get_signing_serializer(app).dumps(
+        {"groups": {group["id"]: game_key}}))
+    assert other.post(f"/groups/{group['id']}/name", data={"csrf_token": csrf(other), "name": "X"}).status_code == 403
+    # "Forget": the first phone's key is revoked on the server, so a copy of its cookie opens nothing either
+    copy = app.test_client()
+    copy.set_cookie("session", first.get_cookie("session").value)
+    response = first.post(f"/groups/{group['id']}/forget", data={"csrf_token": csrf(first)})
+    assert response.status_code == 302 and group["id"] not in session_of(first).get("groups", {})
+    assert 'id="group-name-form"' not in first.get(f"/groups/{group['id']}").get_data(as_text=True)
+    response = copy.post(f"/groups/{group['id']}/name", data={"csrf_token": csrf(copy), "name": "Mine"})
+    assert response.status_code == 403
+    assert [revoked for _, _, _, revoked, _ in phones(app, group["id"])] == [True, True]
+    # the group's token still works on the API, and opens the group again on a page
+    assert app.test_client().patch(f"/api/v1/groups/{group['id']}", json={"name": "Fridays"},
+                                   headers=bearer(group["token"])).status_code == 200
+    assert open_with_token(first, group["id"], group["token"]).status_code == 302
+    assert 'id="group-name-form"' in first.get(f"/groups/{group['id']}").get_data(as_text=True)
+
+
+def test_opening_a_group_with_a_wrong_token_gets_no_key(app, client):
+    group = api_group(client)
+    other = api_group(client, "Tuesdays")
+    game = app.test_client().post("/api/v1/games", json={"game": "nines", "players": ["Ann", "Bob"],
+                                                         "group": group["id"]}, headers=bearer(group["token"]))
+    for wrong in ["", "not-the-token", other["token"], game.get_json()["token"], "x" * 500]:
+        response = open_with_token(client, group["id"], wrong)
+        html = response.get_data(as_text=True)
+        assert response.status_code in (401, 403) and 'id="refused"' in html, wrong
+        assert wrong[:40] not in html or not wrong  # never shown back
+        assert 'id="group-key-form"' in html and 'id="group-name-form"' not in html
+    assert phones(app, group["id"]) == [] and group["id"] not in session_of(client).get("groups", {})
+    assert client.post(f"/groups/{group['id']}/key", data={"token": group["token"]}).status_code == 400  # no CSRF
+    assert client.post("/groups/nope/key", data={"csrf_token": csrf(client), "token": "x"}).status_code == 404
+    assert phones(app, group["id"]) == []
+
+
+def test_a_cookie_from_before_group_keys_is_exchanged_for_a_phone_key(app, client):
+    """A cookie written before group keys held the group's token: on the phone's next visit it gets a key
+    of its own in its place (the groups keep their order) and the token leaves the cookie; a token that
+    no longer opens its group (rotated through the API) is dropped, and gets no key."""
+    kept, rotated, later = api_group(client, "Kept"), api_group(client, "Rotated"), api_group(client, "Later")
+    old_token = rotated["token"]
+    response = app.test_client().post(f"/api/v1/groups/{rotated['id']}/token", headers=bearer(old_token))
+    assert response.status_code == 200
+    client.get("/")
+    serializer = app.session_interface.get_signing_serializer(app)
+    client.set_cookie("session", serializer.dumps({"groups": {kept["id"]: kept["token"], rotated["id"]: old_token,
+                                                              later["id"]: later["token"]}}))
+    home = client.get("/", headers=UA).get_data(as_text=True)
+    assert "Kept" in home and "Later" in home and f'href="/groups/{rotated["id"]}"' not in home
+    contents = session_of(client)
+    assert list(contents["groups"]) == [kept["id"], later["id"]]
+    for group in (kept, later):
+        assert all(store.hash_token(value) != token_hash(app, group["id"]) for value in strings_in(contents))
+        [(phone_id, _, _, revoked, label)] = phones(app, group["id"])
+        assert contents["groups"][group["id"]].startswith(phone_id + ".") and not revoked
+        assert label == "Safari on iPhone (before group keys)"
+    assert phones(app, rotated["id"]) == []
+    # the key does what the token did on the pages; the token itself still works on the API
+    token = csrf(client)
+    assert client.post(f"/groups/{kept['id']}/name", data={"csrf_token": token, "name": "Kept still"}).status_code == 302
+    assert app.test_client().get(f"/api/v1/groups/{kept['id']}").get_json()["name"] == "Kept still"
+    assert app.test_client().patch(f"/api/v1/groups/{kept['id']}", json={"name": "Kept"},
+                                   headers=bearer(kept["token"])).status_code == 200
+    # the exchange is once: the next visits keep the same key
+    client.get(f"/groups/{kept['id']}")
+    assert len(phones(app, kept["id"])) == 1
+    # the group page of an old cookie exchanges it as well
+    phone = app.test_client()
+    phone.get("/")
+    phone.set_cookie("session", serializer.dumps({"groups": {kept["id"]: kept["token"]}}))
+    assert 'id="group-name-form"' in phone.get(f"/groups/{kept['id']}").get_data(as_text=True)
+    assert kept["token"] not in json.dumps(session_of(phone)) and len(phones(app, kept["id"])) == 2
+    # a cookie's value of the wrong type is dropped
+    phone.set_cookie("session", serializer.dumps({"groups": {kept["id"]: 7, later["id"]: None}}))
+    assert "Kept" not in phone.get("/").get_data(as_text=True)
+    assert session_of(phone).get("groups") == {}
 
 
 def test_the_home_page_says_who_won_and_who_leads(client):
@@ -367,6 +596,8 @@ def test_group_page_lists_games_stats_and_wins_chart(phone, live_server):
     expect(page.locator("#group-link")).to_have_attribute("href", f"/groups/{group_id}")
     expect(page.locator("#records a", has_text="CSV")).to_have_attribute("href", f"/api/v1/games/{n99}/export.csv")
     page.goto(f"/groups/{group_id}")
+    expect(page.locator("#group-phones li")).to_have_count(1)  # this phone's own key to the group
+    expect(page.locator("#group-phones li .badge")).to_have_text("this phone")
     phone.screenshot("group")
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -485,3 +716,11 @@ def test_the_memory_pages_pass_axe(phone, live_server, scheme):
         assert not found, f"{path} ({scheme}):\n{report(found)}"
         spilled = overflowing_controls(page)
         assert not spilled, f"{path} ({scheme}): text spills out of\n" + "\n".join(spilled)
+    # the group's page on a phone without its key: the form that opens it with the group's token
+    page.context.clear_cookies()
+    phone.goto(f"/groups/{group_id}")
+    page.locator("#group-key summary").click()
+    expect(page.get_by_label("The group's token")).to_be_visible()
+    found = blocking_violations(page)
+    assert not found, f"/groups/{group_id} without its key ({scheme}):\n{report(found)}"
+    assert not overflowing_controls(page)
