@@ -10,6 +10,7 @@ from sqlalchemy.engine import Engine
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from referee import MIGRATIONS, deadlines, jsonio
+from referee.bodies import Bodies
 from referee import config as config_module
 from referee.models import db
 
@@ -44,6 +45,7 @@ def create_app(config: dict | None = None) -> Flask:
     metrics.init_app(app)
     api.init_app(app)
     web.init_app(app)
+    app.wsgi_app = Bodies(app.wsgi_app, app)  # outermost: every body read whole and in time, or refused
     backup.init_app(app)
 
     if app.config["AUTO_MIGRATE"]:

@@ -39,8 +39,10 @@ def from_environment(instance_path: str) -> dict:
         "RATELIMIT_HEADERS_ENABLED": True,
         # Proxies in front that set X-Forwarded-For/-Proto (0: none; the rate limit then sees the proxy).
         "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", 0)),
-        # A connect, statement or lock wait on the database longer than this is a 503.
+        # A request's waits on the database end this long after it began: a 503 (referee.deadlines).
         "DB_TIMEOUT_SECONDS": int(os.environ.get("DB_TIMEOUT_SECONDS", 10)),
+        # A request's body not all there this long after its headers is a 408 and its connection closes.
+        "BODY_TIMEOUT_SECONDS": float(os.environ.get("BODY_TIMEOUT_SECONDS", 10)),
         # How long an Idempotency-Key's first answer is kept for retries.
         "IDEMPOTENCY_TTL_HOURS": float(os.environ.get("IDEMPOTENCY_TTL_HOURS", 24)),
         # a live event stream ends after this long; the client reconnects with Last-Event-ID
