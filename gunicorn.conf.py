@@ -4,11 +4,10 @@ The worker class is gevent (the measurements are in bench/README.md, "How the se
 a connection costs a greenlet, not a thread, so 200 slow clients or a thousand open event streams
 cannot take every worker, and it serves hello and moves faster than gthread on these two cores.
 """
+import atexit
 import json
 import os
-import socket
 import tempfile
-import time
 
 worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
 if worker_class == "gevent":
@@ -22,8 +21,18 @@ if worker_class == "gevent":
 import gunicorn.util  # noqa: E402
 
 # Each worker writes its metrics here and /metrics adds them up (referee/metrics.py); set before
-# the app (and prometheus_client) is loaded in the master.
-os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="referee-metrics-"))
+# the app (and prometheus_client) is loaded in the master. A folder made here is removed when the
+# master exits (on_exit); one given in PROMETHEUS_MULTIPROC_DIR is left as it is. METRICS_DIR_MADE
+# remembers which, as a reload (HUP) runs this file again in the same master. A new master (USR2)
+# starts from the original environment, so it makes a folder of its own.
+METRICS_DIR_MADE = "REFEREE_METRICS_DIR_MADE"
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.environ[METRICS_DIR_MADE] = tempfile.mkdtemp(
+        prefix="referee-metrics-")
+MASTER_PID = os.getpid()
+
+from referee import logs  # noqa: E402  (after the folder: it loads prometheus_client)
+from referee.bodies import linger  # noqa: E402
 
 if worker_class == "gevent":
     import gunicorn.workers.ggevent
@@ -43,8 +52,14 @@ preload_app = True
 # The app logs each request itself as a JSON line with the route's pattern (referee/logs.py): the
 # access log would print raw paths, and a table link's path holds the game's token.
 accesslog = None
-errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info")
+# gunicorn's own lines (boot, WORKER TIMEOUT, a worker killed, shutdown) as JSON lines on stdout like
+# the service's, not text on stderr: logconfig_dict replaces the handler errorlog would set, and the
+# logger class keeps gunicorn's access log off, which a logconfig_dict turns on (referee/logs.py).
+errorlog = "-"
+logconfig_dict = logs.gunicorn_logging()
+logger_class = logs.GunicornLogger
+logs.log_uncaught()  # the master failing to load the app: a JSON line too, not a traceback on stderr
 timeout = 30
 graceful_timeout = 20
 
@@ -58,26 +73,41 @@ def _problem_error(sock, status_int, reason, mesg):
     head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n").encode("latin1")
     gunicorn.util.write_nonblock(sock, head + body)
-    _linger(sock)
-
-
-def _linger(sock, seconds=0.5, most=1 << 20):
-    """Read what the client is still sending before the worker closes the socket: closing with
-    unread bytes makes the kernel answer with a reset, and the client loses the refusal we sent."""
-    try:
-        sock.shutdown(socket.SHUT_WR)
-        sock.settimeout(seconds)
-        deadline, read = time.monotonic() + seconds, 0
-        while read < most and time.monotonic() < deadline:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            read += len(chunk)
-    except OSError:
-        pass
+    linger(sock)  # the client gets the refusal, not a reset
 
 
 gunicorn.util.write_error = _problem_error  # looked up at call time by every worker
+
+
+def on_exit(server):
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if server.reexec_pid and server.cfg.env_orig.get("PROMETHEUS_MULTIPROC_DIR") == folder:
+        # A new master started with USR2 gets gunicorn's original environment, or the one of the last
+        # reload (HUP), which names this folder: it uses it, and removes it when it exits.
+        os.environ.pop(METRICS_DIR_MADE, None)
+        return
+    _remove_metrics_dir()
+
+
+def _remove_metrics_dir():
+    """The metrics folder this master made, once it exits (not a folder it was given; not in a
+    worker, which runs atexit hooks too)."""
+    made = os.environ.get(METRICS_DIR_MADE)
+    if os.getpid() != MASTER_PID or not made or made != os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return
+    os.environ.pop(METRICS_DIR_MADE)  # once: on_exit, then atexit
+    import shutil
+
+    shutil.rmtree(made, ignore_errors=True)
+
+
+def post_worker_init(worker):
+    if worker_class == "gevent":
+        logs.gevent_errors_as_lines()  # an error no greenlet caught: a JSON line, not text on stderr
+
+
+# A master that exits before its arbiter runs (the app failed to load) never calls on_exit.
+atexit.register(_remove_metrics_dir)
 
 
 def child_exit(server, worker):

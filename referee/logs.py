@@ -12,6 +12,7 @@ import uuid
 from datetime import datetime, timezone
 
 from flask import Flask, g, request
+from gunicorn import glogging
 
 from referee import jsonio, metrics
 
@@ -22,10 +23,84 @@ class JsonLines(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         line = {"time": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
                 "level": record.levelname.lower(), "logger": record.name}
-        line.update(getattr(record, "fields", None) or {"message": record.getMessage()})
+        line.update(self.fields(record))
         if record.exc_info:
             line["exception"] = self.formatException(record.exc_info)
         return jsonio.line(line)
+
+    def fields(self, record: logging.LogRecord) -> dict:
+        return getattr(record, "fields", None) or {"message": record.getMessage()}
+
+
+class ProcessLines(JsonLines):
+    """The same JSON lines with the process id: gunicorn's master and workers (which of them booted,
+    timed out, was killed), as gunicorn's own text lines print it."""
+
+    def fields(self, record: logging.LogRecord) -> dict:
+        return {**super().fields(record), "pid": record.process}
+
+
+def gunicorn_logging(level: str = "warning") -> dict:
+    """gunicorn's ``logconfig_dict`` (gunicorn.conf.py): gunicorn's own lines (boot, a worker's
+    timeout or death, shutdown) and any other library's as JSON lines on stdout, like the service's
+    (its ``referee`` loggers keep their own handler, ``init_app``). ``gunicorn.error`` keeps the
+    level gunicorn's ``loglevel`` gives it; every other logger prints ``level`` and above."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": ProcessLines}},
+        "handlers": {"stdout": {"class": "referee.logs.StdoutHandler", "formatter": "json"}},
+        "root": {"level": level.upper(), "handlers": ["stdout"]},
+        # no "level": gunicorn set it from loglevel just before it applies this dictionary
+        "loggers": {"gunicorn.error": {"handlers": ["stdout"], "propagate": False}},
+    }
+
+
+def log_uncaught(logger: str = "gunicorn.error") -> None:
+    """An exception that nothing caught (gunicorn's master failing to load the app, say) as a JSON line
+    of ``logger`` on stdout too, not Python's text traceback on stderr."""
+    def hook(kind, value, tb) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            sys.__excepthook__(kind, value, tb)
+            return
+        logging.getLogger(logger).critical("Exiting on an uncaught %s", kind.__name__, exc_info=(kind, value, tb))
+
+    sys.excepthook = hook
+
+
+def gevent_errors_as_lines() -> None:
+    """gevent's hub prints an error that no greenlet caught (a server's accept loop failing, say) as
+    a text traceback on stderr; this thread's hub logs it as a JSON line of ``gevent.hub`` instead
+    (gevent lets an application replace the hub's printing on the instance)."""
+    import gevent
+
+    hub = gevent.get_hub()
+    log = logging.getLogger("gevent.hub")
+
+    def print_exception(context, kind, value, tb) -> None:
+        try:
+            where = context if isinstance(context, str) or context is None else hub.format_context(context)
+        except Exception:
+            where = repr(context)
+        log.error("%s failed with %s", where or "the hub", getattr(kind, "__name__", "exception"),
+                  exc_info=(kind, value, tb) if value is not None else None)
+
+    hub.print_exception = print_exception
+
+
+class GunicornLogger(glogging.Logger):
+    """gunicorn's logger (its ``logger_class``), but for one thing: a ``logconfig_dict`` turns
+    gunicorn's access log on, and it stays off here unless ``accesslog`` asks for it. The service logs
+    each request itself with the route's pattern (``answered``): gunicorn's lines would print raw
+    paths (a table link's path holds the game's token), and building them costs every request."""
+
+    def setup(self, cfg) -> None:
+        super().setup(cfg)
+        self.access_log.propagate = False  # an --access-logfile keeps its own file, not stdout too
+
+    def access(self, resp, req, environ, request_time) -> None:
+        if self.cfg.accesslog:
+            super().access(resp, req, environ, request_time)
 
 
 class StdoutHandler(logging.StreamHandler):

@@ -49,4 +49,6 @@ def init_app(app: Flask) -> None:
             multiprocess.MultiProcessCollector(registry)
         else:
             registry = REGISTRY
-        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+        # content_type, not mimetype: Flask appends "; charset=utf-8" to a text mimetype, and the type
+        # already names its charset; Prometheus (Go's mime.ParseMediaType) refuses a repeated parameter.
+        return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import current_app
+from flask import current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from limits.storage import MemoryStorage
@@ -24,8 +24,13 @@ import referee.ratelimit_storage  # noqa: F401  (registers the sqlite:// storage
 
 class _Limiter(Limiter):
     def init_app(self, app) -> None:
-        app.after_request(_retry_after_only_when_refused)  # before the limiter's own: runs after it
+        # Flask runs after_request hooks last registered first: around the limiter's own hook, which
+        # sets Retry-After on every answer under a limit (the later of any Retry-After already there
+        # and its window's end), one hook before it remembers the answer's own Retry-After and one
+        # after it puts that back on any answer but a 429 (_retry_after_only_when_refused).
+        app.after_request(_retry_after_only_when_refused)  # registered before the limiter's: runs after it
         super().init_app(app)
+        app.after_request(_remember_own_retry_after)  # registered after the limiter's: runs before it
         # limits' MemoryStorage (the fallback, or memory://) starts a 10 ms timer thread when made.
         # The app is made in the gunicorn master: a gevent thread still pending at the fork would
         # end in a worker, where gevent prints a KeyError traceback for it. Let it end here.
@@ -54,10 +59,29 @@ class _Limiter(Limiter):
             (self, "_meta_limits")))
 
 
+_OWN_RETRY_AFTER = "referee.own_retry_after"
+
+
+def _remember_own_retry_after(response):
+    """The answer's own Retry-After (a 503's "the database may be back in 5 s", ``errors.py`` and
+    ``store._busy``), or None, before the limiter's hook replaces it with its window's end."""
+    request.environ[_OWN_RETRY_AFTER] = response.headers.get("Retry-After")
+    return response
+
+
 def _retry_after_only_when_refused(response):
-    """Flask-Limiter sends Retry-After with every answer under a limit; on a 201 it would tell a
-    client to wait before retrying something that worked. Kept on 429 and 503 only."""
-    if response.status_code not in (429, 503) and "Retry-After" in response.headers:  # pop() raises inside
+    """Flask-Limiter sends Retry-After with every answer under a limit: on a 201 it would tell a
+    client to wait before retrying something that worked, on a 503 it would replace the service's
+    own estimate (seconds) with the limit's window (up to an hour). Only a 429 keeps the limiter's;
+    any other answer gets back its own Retry-After, or none."""
+    if _OWN_RETRY_AFTER not in request.environ:  # not remembered (an app without the hook): leave it
+        return response
+    own = request.environ.pop(_OWN_RETRY_AFTER)
+    if response.status_code == 429:
+        return response
+    if own is not None:
+        response.headers["Retry-After"] = own
+    elif "Retry-After" in response.headers:  # pop() raises inside
         del response.headers["Retry-After"]
     return response
 

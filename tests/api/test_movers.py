@@ -197,7 +197,8 @@ def test_the_hooks_this_layer_stands_in_for(app):
         "referee.logs.init_app.<locals>._start",  # the request id and the clock
     ]
     assert names(app.after_request_funcs) == [
-        "referee.api.limits._retry_after_only_when_refused",  # removes a header only
+        "referee.api.limits._remember_own_retry_after",  # for the hook below only
+        "referee.api.limits._retry_after_only_when_refused",  # puts back or removes a header only
         "referee.i18n._remember_language",  # ?lang= only (no query string here), Vary for text/html only
         "referee.logs.init_app.<locals>._log",  # logs.answered, the same line
     ]

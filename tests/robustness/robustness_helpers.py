@@ -76,7 +76,8 @@ class Gunicorn:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}",
              "--access-logfile", "/dev/null", "wsgi:app"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=open(self.log_path, "a"))
+            # stdout too: the service's lines, gunicorn's own included, are JSON lines there
+            cwd=ROOT, env=env, stdout=open(self.log_path, "a"), stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while time.time() < deadline:
             try:

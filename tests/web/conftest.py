@@ -1,7 +1,10 @@
 """Web page fixtures: Debian's headless Chromium (the live server is in tests/conftest.py).
 
-Browser tests are marked ``browser``. Without /usr/bin/chromium they skip, unless
-REQUIRE_BROWSER=1, when they fail. Screenshots go under ``test-output/web/`` (or $TEST_OUTPUT).
+Browser tests are marked ``browser``. They never skip: when a run selects any, a missing
+/usr/bin/chromium (or $TEST_CHROMIUM), or one that Playwright cannot launch, stops the run at once
+with one message that names the browser and how to install it (``apt-get install -y chromium``);
+``-m "not browser"`` deselects them, and then nothing needs a browser. Screenshots go under
+``test-output/web/`` (or $TEST_OUTPUT).
 """
 from __future__ import annotations
 
@@ -11,24 +14,46 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("TEST_CHROMIUM") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 OUTPUT = Path(os.environ.get("TEST_OUTPUT") or Path(__file__).resolve().parents[2] / "test-output") / "web"
 PHONE = {"width": 390, "height": 844}
 
 
+def no_browser(problem: str, count: int | None = None) -> str:
+    """The one message of a run whose browser tests cannot run."""
+    tests = f"{count} selected browser tests" if count else "The browser tests"
+    return (f"{tests} need Chromium at {CHROMIUM}, which {problem}. Install Debian's Chromium "
+            "(apt-get install -y chromium), set TEST_CHROMIUM to another Chromium, "
+            'or leave the browser tests out with -m "not browser".')
+
+
+def _wants_browser(item) -> bool:
+    return item.get_closest_marker("browser") is not None or "browser" in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_finish(session):
+    """Before any test runs: a run that selected browser tests and has no browser stops here, rather
+    than skipping them or failing each one after the rest of the suite."""
+    if session.config.option.collectonly or os.access(CHROMIUM, os.X_OK):
+        return
+    count = sum(1 for item in session.items if _wants_browser(item))
+    if count:
+        pytest.exit(no_browser("is missing" if not os.path.exists(CHROMIUM) else "is not executable", count),
+                    returncode=pytest.ExitCode.USAGE_ERROR)
+
+
 @pytest.fixture(scope="session")
 def browser():
-    if not os.path.exists(CHROMIUM):
-        message = f"{CHROMIUM} is missing: the browser tests cannot run."
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import Error, sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        except Error as exc:  # stop the run: every other browser test would fail the same way
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            pytest.exit(no_browser(f"Playwright could not launch ({first})"), returncode=pytest.ExitCode.TESTS_FAILED)
         yield browser
         browser.close()
 
