@@ -81,8 +81,8 @@ def engine_for(name: str):
     return engine
 
 
-def game_view(game: Game, state: dict | None = None, version: int | None = None) -> dict:
-    """The public state of a game as the API shows it."""
+def game_view(game: Game, state: dict | None = None, version: int | None = None, etag: str | None = None) -> dict:
+    """The public state of a game as the API shows it (``view_at``: as it was at ``version``)."""
     engine = engine_for(game.game)
     view = {
         "id": game.id,
@@ -90,7 +90,7 @@ def game_view(game: Game, state: dict | None = None, version: int | None = None)
         "players": game.players,
         "options": game.options,
         "version": game.version if version is None else version,
-        "etag": entity_tag(game) if version is None else str(version),
+        "etag": entity_tag(game) if etag is None else etag,
         "group": game.group_id,
         "rematch": game.rematch_id,
         "rematch_of": game.rematch_of_id,
@@ -180,9 +180,27 @@ def read_head(engine, game_id: str) -> tuple[int, int] | None:
     return None if head is None else (head[0], head[1])
 
 
+def listed_tags(header: str) -> list[tuple[bool, str]]:
+    """An ``If-Match`` or ``If-None-Match`` list as (weak, opaque tag) pairs (RFC 9110, 8.8.3): each
+    ``"3"`` or ``W/"3"``, or ``*`` as (False, "*"). A tag sent without its quotes (``3``) is read as
+    the quoted one, in both headers alike: the version a client saw is what it means."""
+    tags = []
+    for item in header.split(","):
+        item = item.strip()
+        weak = item[:2] == "W/"
+        if weak:
+            item = item[2:]
+        if len(item) >= 2 and item[0] == item[-1] == '"':
+            item = item[1:-1]
+        if item:
+            tags.append((weak, item))
+    return tags
+
+
 def not_modified(if_none_match: str | None, tag: str) -> bool:
-    """Whether a GET's ``If-None-Match`` names the game's current tag (a 304)."""
-    return f'"{tag}"' in [t.strip() for t in (if_none_match or "").split(",")]
+    """Whether a GET's ``If-None-Match`` names ``tag`` (a 304): the weak comparison, as RFC 9110
+    has it for this header (``W/"3"`` matches ``"3"``), or ``*``."""
+    return any(sent in (tag, "*") for _, sent in listed_tags(if_none_match or ""))
 
 
 class ViewCache:
@@ -216,6 +234,21 @@ def live_move(game_id: str, version: int) -> Move | None:
     moves carry versions 1..n); None for version 0."""
     return db.session.scalar(select(Move).where(Move.game_id == game_id, Move.version == version,
                                                 Move.voided.is_(False)))
+
+
+def tag_at(game: Game, at: int) -> str:
+    """The ETag (unquoted) of the table as it was after the first ``at`` moves in effect: ``<at>@<seq>``,
+    the log position of the move that made it (0 for the first table). It names that one table
+    forever: an undo and a different move bring a version back, never a log position (a move after
+    an undo of an earlier one is logged after it, so its position says which moves came before)."""
+    move = live_move(game.id, at) if at else None
+    return f"{at}@{move.seq if move is not None else 0}"
+
+
+def view_at(game: Game, at: int, tag: str | None = None) -> dict:
+    """The table as it was after the first ``at`` moves in effect, as the API shows it, with its tag
+    (``tag_at``, when the caller has not read it already)."""
+    return game_view(game, replay(game, at), version=at, etag=tag or tag_at(game, at))
 
 
 def all_moves(game_id: str) -> list[Move]:
@@ -626,7 +659,8 @@ def entity_tag(game: Game) -> str:
 def _check_version(game: Game, if_match: str | None) -> None:
     if if_match is None:
         return
-    wanted = [tag.strip().removeprefix("W/").strip('"') for tag in if_match.split(",")]
+    # the strong comparison (RFC 9110, 13.1.1): a weak tag names no table a write may be made on
+    wanted = [sent for weak, sent in listed_tags(if_match) if not weak]
     if "*" not in wanted and entity_tag(game) not in wanted:
         raise StoreError(412, "Stale version", T("The game is at version {version} (ETag \"{etag}\"), not {asked}. "
                                                  "Reload and try again.", version=game.version,

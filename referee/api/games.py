@@ -22,7 +22,8 @@ WRITE_HEADERS = [
      "description": "Bearer <token>: the game's token (returned when it was created, or by its latest "
                     "rotation) or, for a game of a group, the group's; a phone's key is not accepted here."},
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
-     "description": 'The version the client saw, e.g. "3"; 412 when the game has moved on.'},
+     "description": 'The ETag of the state the client saw, e.g. "3" (or a list, or *), compared strongly: '
+                    '412 when the game has moved on, or for a weak tag (W/"3").'},
     {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "maxLength": 200},
      "description": "A retry with the same key returns the first answer and applies nothing."},
     {"in": "header", "name": "Prefer", "required": False, "schema": {"type": "string", "example": "return=minimal"},
@@ -48,6 +49,11 @@ def _game_response(body: dict, status: int = 200, **headers):
     response.headers["ETag"] = f'"{body["etag"]}"'
     response.headers.update(headers)
     return response
+
+
+def _not_modified(tag: str):
+    # JSON's type, not the default text/html, which the language hook would give a Vary
+    return current_app.response_class(status=304, headers={"ETag": f'"{tag}"'}, mimetype="application/json")
 
 
 def token_of(authorization: str) -> str | None:
@@ -128,26 +134,33 @@ class Games(MethodView):
         return _game_response(body, 201, Location=url_for("games.Game", game_id=game.id))
 
 
-@blp.route("/games/<game_id>", endpoint="Game")
+IF_NONE_MATCH = {"in": "header", "name": "If-None-Match", "required": False, "schema": {"type": "string"},
+                 "description": 'The ETag of the state the client holds, e.g. "3" (a list, W/"3" or * too): 304 '
+                                "when it is still the state asked for; with `at`, the tag that table was sent with."}
+
+
+@blp.route("/games/<game_id>", endpoint="Game", parameters=[IF_NONE_MATCH])  # (a doc's list would replace `at`)
 class GameResource(MethodView):
     @blp.doc(operationId="getGame")
     @blp.arguments(GameQuerySchema(), location="query")  # one instance, not one per request
     @blp.response(200, "AnyGame", headers={"ETag": {"schema": {"type": "string"}}})
-    @blp.alt_response(304, description="Not modified (If-None-Match matches the version)")
+    @blp.alt_response(304, description="Not modified (If-None-Match names this state's ETag)")
     @problem_response(blp, 404, "No such game")
     def get(self, query, game_id):
         """The public state of a game (or, with ``at``, the table as it was after that many moves)."""
         if "at" in query:
             game = store.get_game(game_id)
             at = min(query["at"], game.version)
-            return _game_response(store.game_view(game, store.replay(game, at), version=at))
+            tag = store.tag_at(game, at)
+            if store.not_modified(request.headers.get("If-None-Match"), tag):
+                return _not_modified(tag)
+            return _game_response(store.view_at(game, at, tag))
         # A follower asks again and again: answer from the version and revision alone when it can
         # (304, or the view already encoded at this ETag), and load the state only for a new one.
         # (referee.api.followers answers most of these in front of Flask, the same way)
         tag = store.game_tag(game_id)
         if store.not_modified(request.headers.get("If-None-Match"), tag):
-            # JSON's type, not the default text/html, which the language hook would give a Vary
-            return current_app.response_class(status=304, headers={"ETag": f'"{tag}"'}, mimetype="application/json")
+            return _not_modified(tag)
         body = store.views.get(game_id, tag)
         if body is None:
             view = store.game_view(store.get_game(game_id))

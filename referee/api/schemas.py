@@ -80,7 +80,8 @@ class GameSchema(OpenSchema):
     version = fields.Integer(required=True, metadata={"description": "Moves in effect."})
     etag = fields.String(required=True, metadata={
         "description": "The ETag of this state, for If-Match and If-None-Match: the version while no "
-                       "move was ever undone, then 'version-writes', so that it never names another state."})
+                       "move was ever undone, then 'version-writes', so that it never names another state; "
+                       "a past table (`at`) is 'version@position', the log position of the move that made it."})
     status = fields.String(required=True, validate=validate.OneOf(["in_progress", "finished"]))
     round = fields.Integer(allow_none=True)
     to_play = fields.String(allow_none=True)

@@ -592,7 +592,7 @@ def log(game_id):
 def at(game_id, upto):
     game = store.get_game(game_id)
     upto = max(0, min(upto, game.version))
-    view = store.game_view(game, store.replay(game, upto), version=upto)
+    view = store.view_at(game, upto)
     move = store.live_move(game.id, upto)
     last = ui_for(game.game).describe(move.payload) if move else None
     return render_template("at.html", upto=upto, last=last,

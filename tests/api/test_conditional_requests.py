@@ -1,0 +1,84 @@
+"""Conditional requests as RFC 9110 defines them (issue 34): If-Match compares strongly (a weak tag
+is a 412), If-None-Match weakly (W/"3" is "3"); a tag sent without its quotes means the quoted one in
+both headers; If-None-Match is honoured on every GET that sends an ETag, the table at a past version
+(`?at=`) included; and a tag names one table forever, `?at=` too."""
+from __future__ import annotations
+
+import pytest
+
+PLAYERS = ["Ann", "Bob", "Cid"]
+
+
+def auth(game, **more) -> dict:
+    return {"Authorization": f"Bearer {game['token']}", **more}
+
+
+def move(client, game, card, **headers):
+    return client.post(f"/api/v1/games/{game['id']}/moves", headers=auth(game, **headers),
+                       json={"type": "play", "player": client.get(f"/api/v1/games/{game['id']}").get_json()["to_play"],
+                             "card": card})
+
+
+@pytest.mark.parametrize("if_match", ['W/"0"', 'W/"0", W/"1"', "W/0"])
+def test_a_weak_tag_in_if_match_is_a_412_and_changes_nothing(client, api, if_match):
+    game = api.create("ninety-nine", PLAYERS)
+    refused = move(client, game, "5H", **{"If-Match": if_match})
+    assert refused.status_code == 412, refused.get_json()
+    assert refused.mimetype == "application/problem+json" and refused.headers["ETag"] == '"0"'
+    assert api.state(game)["version"] == 0
+
+
+@pytest.mark.parametrize("if_match", ['"0"', "0", '"7", "0"', "7, 0", "*"])
+def test_if_match_takes_the_tag_quoted_or_not_in_a_list_or_any(client, api, if_match):
+    game = api.create("ninety-nine", PLAYERS)
+    assert move(client, game, "5H", **{"If-Match": if_match}).status_code == 201
+    assert api.state(game)["version"] == 1
+
+
+@pytest.mark.parametrize("stale", ['"0"', "0"])
+def test_a_stale_tag_quoted_or_not_is_a_412(client, api, stale):
+    game = api.create("ninety-nine", PLAYERS)
+    assert move(client, game, "5H").status_code == 201
+    refused = move(client, game, "6H", **{"If-Match": stale})
+    assert refused.status_code == 412 and refused.headers["ETag"] == '"1"'
+    assert api.state(game)["version"] == 1
+
+
+@pytest.mark.parametrize("if_none_match", ['"1"', "1", 'W/"1"', "W/1", '"0", "1"', "*"])
+def test_if_none_match_compares_weakly_and_takes_unquoted_tags(client, api, flask_only, if_none_match):
+    game = api.create("ninety-nine", PLAYERS)
+    assert move(client, game, "5H").status_code == 201
+    for http in (client, flask_only):  # in front of Flask (the followers' layer) and in the view
+        answer = http.get(f"/api/v1/games/{game['id']}", headers={"If-None-Match": if_none_match})
+        assert answer.status_code == 304 and answer.headers["ETag"] == '"1"', if_none_match
+    changed = client.get(f"/api/v1/games/{game['id']}", headers={"If-None-Match": '"0", W/"2"'})
+    assert changed.status_code == 200 and changed.get_json()["version"] == 1
+
+
+def test_a_past_table_has_a_tag_of_its_own_forever_and_honours_if_none_match(client, api):
+    game = api.create("ninety-nine", PLAYERS)
+    assert move(client, game, "5H").status_code == 201
+    first = client.get(f"/api/v1/games/{game['id']}?at=1")
+    assert first.status_code == 200
+    tag = first.headers["ETag"]
+    assert first.get_json()["etag"] == tag.strip('"') and first.get_json()["total"] == 5
+    again = client.get(f"/api/v1/games/{game['id']}?at=1", headers={"If-None-Match": tag})
+    assert again.status_code == 304 and again.headers["ETag"] == tag
+    # the first table's tag never changes; the table at 1 after an undo and another move is another table
+    start = client.get(f"/api/v1/games/{game['id']}?at=0").headers["ETag"]
+    assert client.post(f"/api/v1/games/{game['id']}/undo", headers=auth(game)).status_code == 200
+    assert move(client, game, "7H").status_code == 201
+    other = client.get(f"/api/v1/games/{game['id']}?at=1", headers={"If-None-Match": tag})
+    assert other.status_code == 200 and other.get_json()["total"] == 7
+    assert other.headers["ETag"] != tag and other.headers["ETag"] != client.get(
+        f"/api/v1/games/{game['id']}").headers["ETag"]
+    assert client.get(f"/api/v1/games/{game['id']}?at=0", headers={"If-None-Match": start}).status_code == 304
+
+
+def test_get_game_documents_if_none_match_and_its_304(app):
+    spec = app.extensions["referee_api"].spec.to_dict()
+    path = spec["paths"]["/api/v1/games/{game_id}"]
+    parameters = path.get("parameters", []) + path["get"].get("parameters", [])
+    assert any(p["name"] == "If-None-Match" and p["in"] == "header" for p in parameters)
+    assert any(p["name"] == "at" and p["in"] == "query" for p in parameters)
+    assert "304" in path["get"]["responses"]
