@@ -5,6 +5,7 @@ Built when the app starts, from whatever engines are registered then: a new game
 from __future__ import annotations
 
 from referee.rules import ENGINES
+from referee.rules.fields import nullable
 
 
 def camel(name: str) -> str:
@@ -24,7 +25,7 @@ def option_schema(info: dict) -> dict:
         kind = {bool: "boolean", int: "integer", str: "string"}.get(type(info.get("default")))
         schema = {"type": kind} if kind else {}
     if info.get("default") is None:
-        schema["nullable"] = True
+        nullable(schema)
     else:
         schema["default"] = info["default"]
     schema["description"] = info.get("description", "")

@@ -11,6 +11,7 @@ from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
     CreateGameSchema, CreatedGameSchema, GameQuerySchema, MoveLogQuerySchema, MoveLogSchema,
 )
+from referee.models import aware
 from referee.rules import get_engine
 from referee.rules.base import public_move
 from referee.texts import N_
@@ -184,7 +185,7 @@ class Moves(MethodView):
         engine = get_engine(game.game)
         page = store.moves_page(game.id, after, limit + 1)
         moves = [{"seq": m.seq, "version": m.version, "move": public_move(engine, m.payload), "voided": m.voided,
-                  "created_at": m.created_at.isoformat()} for m in page[:limit]]
+                  "created_at": aware(m.created_at).isoformat()} for m in page[:limit]]
         headers = {}
         if len(page) > limit:
             url = url_for("games.Moves", game_id=game.id, after=moves[-1]["seq"], limit=limit)

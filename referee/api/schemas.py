@@ -87,7 +87,9 @@ class GameSchema(OpenSchema):
     to_play = fields.String(allow_none=True)
     standings = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     winners = fields.List(fields.String(), required=True)
-    rounds = fields.List(fields.Nested(RoundSchema), required=True)
+    rounds = fields.List(fields.Nested(RoundSchema), metadata={
+        "description": "Each finished round's scores and breakdown. Left out of a write's answer under "
+                       "`Prefer: return=minimal` (they grow with the game; GET has them), and only there."})
     phase = fields.String(required=True, allow_none=True, metadata={"description": "Which moves the table takes now."})
     events = fields.List(fields.Nested(EventSchema), required=True, metadata={"description": "What the last move did."})
     outcome = fields.Nested(OutcomeSchema, required=True)
@@ -114,7 +116,8 @@ class LoggedMoveSchema(Schema):
     version = fields.Integer(metadata={"description": "The game version this move produced."})
     move = fields.Dict()
     voided = fields.Boolean()
-    created_at = fields.String()
+    created_at = fields.String(metadata={"description": "When it was made (ISO 8601, UTC, with its offset).",
+                                         "format": "date-time"})
 
 
 class MoveLogSchema(Schema):
@@ -327,6 +330,11 @@ class ProblemSchema(OpenSchema):
     detail = fields.String(required=True)
     rule = fields.String(metadata={"description": "The ruling id for a rule violation."})
     legal = fields.Raw(metadata={"description": "What would be allowed instead, where it helps."})
+    errors = fields.Dict(metadata={"description": "A malformed body: each field at fault (by its path) and what "
+                                                  "is wrong with it."})
+    index = fields.Integer(metadata={"description": "An import refused: the move at fault, counted from 0."})
+    seq = fields.Raw(metadata={"description": "An import refused: that move's seq, as the record gave it."})
+    rematch = fields.String(metadata={"description": "A rematch that already exists: its game's id."})
 
 
 # ---------------------------------------------------------------- groups and rematch

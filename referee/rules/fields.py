@@ -29,6 +29,15 @@ def check_type(key: str, value: Any, kinds: type | tuple) -> Any:
     return value
 
 
+def nullable(schema: dict) -> dict:
+    """``schema`` (a JSON Schema of OpenAPI 3.0) that also takes null: with an ``enum``, null is one of
+    its values too, or a client generated from the spec refuses it."""
+    schema["nullable"] = True
+    if "enum" in schema and None not in schema["enum"]:
+        schema["enum"] = [*schema["enum"], None]
+    return schema
+
+
 @dataclass(frozen=True)
 class Field:
     """One field of a move. ``required`` fields must be present; ``nullable`` ones may be null."""
@@ -48,7 +57,7 @@ class Field:
     def schema(self) -> dict:
         schema = dict(self.value_schema())
         if self.nullable:
-            schema["nullable"] = True
+            nullable(schema)
         if self.description:
             schema["description"] = self.description
         return schema

@@ -932,7 +932,7 @@ JUDGES = {
         response={"type": "object", "required": ["legal", "kind", "reason", "rule"],
                   "properties": {
                       "legal": {"type": "boolean"},
-                      "kind": {"type": "string", "enum": ["book", "run"], "nullable": True},
+                      "kind": {"type": "string", "enum": ["book", "run", None], "nullable": True},
                       "reason": {"type": "string", "nullable": True},
                       "rule": {"type": "string", "nullable": True}}}),
 }
