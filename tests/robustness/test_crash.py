@@ -62,8 +62,12 @@ def test_kill_9_a_worker_while_moves_are_posted(app, gunicorns):
     for t in threads:
         t.start()
     killed = []
-    for _ in range(KILLS):
-        time.sleep(0.3)
+    for k in range(KILLS):
+        # each kill while the clients are still posting (at a quarter, a half, three quarters of the
+        # moves): a kill after a fixed time found them all done on a fast run
+        wanted = (k + 1) * CLIENTS * MOVES // (KILLS + 1)
+        while sum(map(len, told)) < wanted and any(t.is_alive() for t in threads):
+            time.sleep(0.005)
         pids = server.worker_pids()
         if pids:
             os.kill(pids[0], signal.SIGKILL)
