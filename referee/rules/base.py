@@ -401,7 +401,9 @@ TABLE_RULINGS = {
            "round and why: the totals follow it, the replaced result stays beside it and in the log; a "
            "finished game's result changes only when the table says so.",
     "T-2": "The table may adjust a player's score (a penalty, a forgotten bonus) with a reason, in any phase: "
-           "it counts as the game counts points; a finished game's result changes only when the table says so.",
+           "it counts at once as the game counts points, but the end of the game is judged where the game judges "
+           "it (at the end of the round, exchange or hand in progress; between them at once); a finished game's "
+           "result changes only when the table says so.",
 }
 ADJUST_LIMIT = 1000  # a penalty or a forgotten bonus, not a new score sheet
 

@@ -308,6 +308,9 @@ def _end_exchange(state: dict, winner: str, how: str) -> None:
     state["to_play"] = loser
 
 
+IN_EXCHANGE = ("trick", "decision")  # the phases of an exchange under way (T-2)
+
+
 def _game_over(state: dict) -> bool:
     """X19-5, the exactly-19 rule first (so it also decides 19-0); X19-8: 19 or more only."""
     points = state["points"]
@@ -336,15 +339,19 @@ def _event(state: dict, rule: str, text: str) -> None:
 
 
 def _adjust(state: dict, player: str, points: int) -> int:
-    """T-2: a point counts toward the end like an exchange's stakes, and X19-5 is judged at once: an
-    adjustment may end the game (the table as it was is kept, should the table take the end back)
-    or, after the end and with the table's say-so, let it go on where it stopped."""
+    """T-2: a point counts toward the end like an exchange's stakes, at once, but X19-5 (X19-8) is
+    judged where it judges: an adjustment during an exchange (its tricks, a decision) counts at the
+    exchange's end; one between exchanges (the draft, a trade) is judged at once and may end the game
+    (the table as it was is kept, should the table take the end back); after the end, with the
+    table's say-so, it may let the game go on where it stopped."""
     held = state["points"][player]
     if held + points < 0:
         raise IllegalMove("T-2", T("{player} has {points} points: an adjustment can take at most that many.",
                                    player=player, points=held), legal={"points": [-held]})
     where = {"phase": state["phase"], "to_play": state["to_play"]}
     state["points"][player] += points
+    if where["phase"] in IN_EXCHANGE:  # the exchange's end judges the points (_end_exchange)
+        return state["points"][player]
     if where["phase"] != "finished":
         if _game_over(state):
             state["resume"] = where
@@ -578,8 +585,9 @@ MOVES = {
         N_("The loser's trade: a hand card for the card in one strike-row slot."), ("X19-6", "X19-7"),
         label=N_("Trade with the strike row"), says=lambda move, show: _says_trade(move, show),
         private=lambda move: ("card", "strike_card") if move.get("from") == "closed" else ("strike_card",)),
-    "adjust": adjust_move(_adjust, N_("A point counts toward the end like an exchange's stakes (X19-5), and the end "
-                                      "is judged at once: an adjustment may end the game."),
+    "adjust": adjust_move(_adjust, N_("A point counts toward the end at once, like an exchange's stakes; the end is "
+                                      "judged at the end of the exchange in progress (X19-5), or at once between "
+                                      "exchanges: an adjustment never ends an exchange early."),
                           round_of=lambda state: state["exchange"]),
 }
 

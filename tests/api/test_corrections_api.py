@@ -124,15 +124,21 @@ def test_an_adjustment_counts_in_each_game(api, name, players, points, total):
     assert all("adjust" in kinds for kinds in rules["phases"].values())
 
 
-def test_an_adjustment_ends_a_69_game_at_its_target_and_undo_takes_it_back(api):
+def test_a_69_adjustment_is_judged_between_rounds_at_once_and_in_a_round_at_its_end(api):
+    """T-2: before the first deal (between rounds) an adjustment that reaches the target ends the
+    game at once, and undo takes it back; during a round it counts, and the round goes on (S69-12
+    judges at the round's end)."""
     game = api.create("sixty-nine", P3, {"target": 20})
-    api.move(game, {"type": "deal", "dealer": "Cid", "flip": "5A"})
+    deal = {"type": "deal", "dealer": "Cid", "flip": "5A"}
     over = api.move(game, adjust("Ann", 25, "the table's prize"))
     assert over["status"] == "finished" and over["winners"] == ["Ann"] and over["outcome"]["rule"] == "S69-12"
     assert set(over["allowed"]) == {"adjust"}
-    api.refused(game, {"type": "pass", "player": "Ann", "flip": "7C"}, "S69-12")
+    api.refused(game, deal, "S69-12")
     back = api.undo(game)
     assert back["status"] == "in_progress" and back["standings"]["Ann"] == 0 and back["adjustments"] == []
+    api.move(game, deal)
+    during = api.move(game, adjust("Ann", 25, "the table's prize"))
+    assert during["status"] == "in_progress" and during["standings"]["Ann"] == 25 and "play" in during["allowed"]
 
 
 def test_the_phone_page_offers_an_adjustment_from_its_declaration(table_client, api):

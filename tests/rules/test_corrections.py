@@ -3,6 +3,7 @@ score adjusted (every game), with the totals, standings and the end of the game 
 is refused names its ruling and changes nothing."""
 from __future__ import annotations
 
+import copy
 import sys
 from pathlib import Path
 
@@ -275,41 +276,78 @@ def test_adjust_ninety_nine_counts_tokens_and_a_player_left_with_none_is_out():
     assert ninety_nine.standings(ninety_nine.apply(over, adjust("Bob", 1, "bonus")))["Bob"] == 8
 
 
-def test_adjust_sixty_nine_scores_toward_the_target_and_may_end_the_game():
-    state = play(sixty_nine, sixty_nine.new_game(P3), {"type": "deal", "dealer": "Cid", "flip": "5A"})
+def _sixty_nine_round_ended(state):
+    """``state`` (in a round) with the player to play holding one card, who plays it: the round ends."""
+    short = copy.deepcopy(state)
+    short["hand_sizes"][short["to_play"]] = 1
+    return sixty_nine.apply(short, {"type": "play", "player": short["to_play"], "set": 1, "cards": ["2B"]})
+
+
+def test_adjust_sixty_nine_counts_at_once_and_the_target_is_judged_at_the_round_end():
+    """T-2 (as changed): an adjustment changes the total at once, but S69-12 is judged at the end of
+    the round in progress, so a bonus never ends a round early; between rounds it is judged at once."""
+    state = play(sixty_nine, sixty_nine.new_game(P3), {"type": "deal", "dealer": "Cid", "flip": "1A"})
     refused_by(sixty_nine, state, adjust("Ann", -1), IllegalMove, "T-2")        # never below 0
     ahead = sixty_nine.apply(state, adjust("Bob", 12, "a forgotten bonus"))
     assert sixty_nine.standings(ahead) == {"Ann": 0, "Bob": 12, "Cid": 0} and ahead["phase"] == "turn"
-    ended = sixty_nine.apply(ahead, adjust("Ann", 70, "the table's prize"))
+    during = sixty_nine.apply(ahead, adjust("Ann", 70, "the table's prize"))
+    assert sixty_nine.outcome(during)["status"] == "in_progress" and sixty_nine.standings(during)["Ann"] == 70
+    assert (during["phase"], during["to_play"]) == (ahead["phase"], ahead["to_play"])
+    assert "play" in sixty_nine.allowed(during)                                 # the round goes on
+    ended = _sixty_nine_round_ended(during)
     result = sixty_nine.outcome(ended)
     assert result["status"] == "finished" and result["winners"] == ["Ann"] and result["rule"] == "S69-12"
-    assert sixty_nine.allowed(ended) == {"adjust": {"players": None, "choices": {"player": P3}}}
-    # taken back: refused without the table's say-so, then the round goes on where it stopped
-    refused_by(sixty_nine, ended, adjust("Ann", -10), IllegalMove, "T-2")
-    back = sixty_nine.apply(ended, adjust("Ann", -10, "too much", change_result=True))
+    assert ended["rounds"][-1]["round"] == 1
+    # between rounds: judged at once, as part of the round just finished
+    between = _sixty_nine_round_ended(ahead)
+    assert between["phase"] == "round_over" and sixty_nine.outcome(between)["status"] == "in_progress"
+    over = sixty_nine.apply(between, adjust("Ann", 70, "the table's prize"))
+    result = sixty_nine.outcome(over)
+    assert result["status"] == "finished" and result["winners"] == ["Ann"] and result["rule"] == "S69-12"
+    assert sixty_nine.allowed(over) == {"adjust": {"players": None, "choices": {"player": P3}}}
+    # taken back: refused without the table's say-so, then the game goes on where it stopped
+    refused_by(sixty_nine, over, adjust("Ann", -10), IllegalMove, "T-2")
+    back = sixty_nine.apply(over, adjust("Ann", -10, "too much", change_result=True))
     assert sixty_nine.outcome(back)["status"] == "in_progress"
-    assert (back["phase"], back["to_play"]) == (ahead["phase"], ahead["to_play"]) and "resume" not in back
+    assert (back["phase"], back["to_play"], back["round"]) == (between["phase"], between["to_play"], between["round"])
+    assert "resume" not in back
     # more who reach it: every one at or over the target wins, ranked by points (S69-12)
-    both = sixty_nine.apply(ahead, adjust("Cid", 80, "a"))
+    both = sixty_nine.apply(between, adjust("Cid", 80, "a"))
     assert sixty_nine.outcome(both)["winners"] == ["Cid"]
     assert sixty_nine.outcome(sixty_nine.apply(both, adjust("Bob", 60, "b", change_result=True)))["winners"] == \
         ["Cid", "Bob"]
 
 
-def test_adjust_xix_the_end_is_judged_at_once_x19_5():
+def _xix_exchange(state, loser="Bob"):
+    """The exchange in progress won by the other player: a trick, a strike, and an abandon."""
+    leader = state["to_play"]
+    other = "Bob" if leader == "Ann" else "Ann"
+    return play(xix, state, {"type": "play", "player": leader, "card": 18, "from": "closed"},
+                {"type": "play", "player": other, "card": 2, "from": "closed"},
+                {"type": "decide", "player": other, "choice": "abandon"})
+
+
+def test_adjust_xix_counts_at_once_and_the_end_is_judged_at_the_exchange_end():
+    """T-2 (as changed): X19-5 is judged at the end of the exchange in progress, not at the
+    adjustment; between exchanges (the draft) at once."""
     state = xix.new_game(["Ann", "Bob"])
-    # 19 awarded in all, 19-0: the exactly-19 rule decides, fewer points wins
-    exactly = xix.apply(state, adjust("Ann", 19, "conceded exchanges"))
-    assert xix.outcome(exactly)["winners"] == ["Bob"] and exactly["phase"] == "finished"
-    more = xix.apply(state, adjust("Ann", 20, "conceded exchanges"))
-    assert xix.outcome(more)["winners"] == ["Ann"]
-    refused_by(xix, more, adjust("Ann", -5), IllegalMove, "T-2")
-    back = xix.apply(more, adjust("Ann", -5, "counted twice", change_result=True))
-    assert xix.outcome(back)["status"] == "in_progress" and (back["phase"], back["to_play"]) == ("trick", "Ann")
-    assert xix.standings(back) == {"Ann": 15, "Bob": 0}
-    refused_by(xix, back, adjust("Bob", -1), IllegalMove, "T-2")                # never below 0
-    ahead = xix.apply(back, adjust("Bob", 3, "a forgotten raise"))
-    assert xix.standings(ahead) == {"Ann": 15, "Bob": 3} and xix.outcome(ahead)["status"] == "in_progress"
+    during = xix.apply(state, adjust("Ann", 20, "conceded exchanges"))
+    assert xix.outcome(during)["status"] == "in_progress" and (during["phase"], during["to_play"]) == ("trick", "Ann")
+    assert xix.standings(during) == {"Ann": 20, "Bob": 0}
+    ended = _xix_exchange(during)
+    assert xix.outcome(ended)["winners"] == ["Ann"] and ended["phase"] == "finished"
+    assert xix.standings(ended) == {"Ann": 21, "Bob": 0}
+    # between exchanges: 19 awarded in all, the exactly-19 rule decides at once, fewer points wins
+    between = _xix_exchange(state)
+    assert between["phase"] == "draft" and xix.standings(between) == {"Ann": 1, "Bob": 0}
+    exactly = xix.apply(between, adjust("Bob", 18, "conceded exchanges"))
+    assert xix.outcome(exactly)["winners"] == ["Ann"] and exactly["phase"] == "finished"
+    refused_by(xix, exactly, adjust("Bob", -5), IllegalMove, "T-2")
+    back = xix.apply(exactly, adjust("Bob", -5, "counted twice", change_result=True))
+    assert xix.outcome(back)["status"] == "in_progress"
+    assert (back["phase"], back["to_play"]) == (between["phase"], between["to_play"])
+    assert xix.standings(back) == {"Ann": 1, "Bob": 13}
+    refused_by(xix, back, adjust("Ann", -2), IllegalMove, "T-2")                # never below 0
 
 
 # ---------------------------------------------------------------- only where it makes sense

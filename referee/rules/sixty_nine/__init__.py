@@ -126,15 +126,19 @@ PHASES = {  # adjust: any time, a pending Scramble included (T-2)
 
 
 def _adjust(state: dict, player: str, points: int) -> int:
-    """T-2: a point counts toward the target like a round's (S69-11, S69-12), and the target is
-    judged at once: an adjustment may end the game (the table as it was is kept, should the table
-    take the end back) or, after the end and with the table's say-so, let it go on where it stopped."""
+    """T-2: a point counts toward the target like a round's (S69-11), at once, but the target is
+    judged where S69-12 judges it: an adjustment during a round counts at the round's end, with
+    everyone's round; one between rounds is judged at once, as part of the round just finished, and
+    may end the game (the table as it was is kept, should the table take the end back); after the
+    end, with the table's say-so, it may let the game go on where it stopped."""
     held = state["totals"][player]
     if held + points < 0:
         raise IllegalMove("T-2", T("{player} has {points} points, and a total never goes below 0 (S69-11): an "
                                    "adjustment can take at most that many.", player=player, points=held),
                           legal={"points": [-held]})
     state["totals"][player] += points
+    if state["phase"] not in ("round_over", "finished"):  # in a round: end_round judges the totals
+        return state["totals"][player]
     winners = game.winners_now(state)
     if state["phase"] != "finished":
         if winners:
@@ -298,8 +302,9 @@ MOVES = {
                                       "description": "The whole table, set by set; omit to decline."})),
         N_("Rearrange the whole table with a Scramble from the hand (in from_hand) or the one just put there; "
            "without an arrangement, decline it."), ("S69-9",), label=N_("Scramble"), says=_says_scramble),
-    "adjust": adjust_move(_adjust, N_("A point counts toward the target like a round's (S69-11, S69-12), and the "
-                                      "target is judged at once: an adjustment may end the game.")),
+    "adjust": adjust_move(_adjust, N_("A point counts toward the target at once, like a round's (S69-11); the "
+                                      "target is judged at the end of the round in progress (S69-12), or at once "
+                                      "between rounds: an adjustment never ends a round early.")),
 }
 
 apply, allowed = bind(__name__)
