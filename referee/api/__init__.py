@@ -58,7 +58,14 @@ def configure_openapi(app: Flask) -> None:
         "info": {"description": "A referee and scorekeeper for card games played with real cards "
                                 "(GET /api/v1/rules lists them). Errors are application/problem+json; "
                                 "rule violations carry the ruling id in `rule`."},
-        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "components": {"securitySchemes": {
+            "gameToken": {"type": "http", "scheme": "bearer", "description": (
+                "The game's token (returned once when it was created, or by its latest rotation) or, for a "
+                "game of a group, the group's token. A phone's key (the pages' cookie) is not accepted.")},
+            "groupToken": {"type": "http", "scheme": "bearer", "description": (
+                "The group's token (returned once when it was created, or by its latest rotation); a game's "
+                "token is not accepted.")},
+        }},
     })
 
     @app.get("/docs/assets/<path:filename>")

@@ -25,3 +25,14 @@ def _documentation_only(decorator):
         return view
 
     return document
+
+
+# Who may call an operation, by the spec's securitySchemes (``api.configure_openapi``): each is a bearer
+# token in ``Authorization``, so a client generated from the spec sends it for the operations that
+# name it. ``optional``: the operation also answers without one.
+GAME_TOKEN = [{"gameToken": []}]
+GROUP_TOKEN = [{"groupToken": []}]
+
+
+def optional(requirement: list[dict]) -> list[dict]:
+    return [{}, *requirement]

@@ -5,7 +5,7 @@ from flask import current_app, jsonify, request, url_for
 from flask.views import MethodView
 
 from referee import groups, store
-from referee.api.blueprint import Blueprint
+from referee.api.blueprint import GAME_TOKEN, GROUP_TOKEN, Blueprint, optional
 from referee.api.errors import problem_response
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
@@ -18,10 +18,7 @@ from referee.texts import N_
 
 blp = Blueprint("games", __name__, url_prefix="/api/v1", description="Games, their moves and undo.")
 
-WRITE_HEADERS = [
-    {"in": "header", "name": "Authorization", "required": True, "schema": {"type": "string"},
-     "description": "Bearer <token>: the game's token (returned when it was created, or by its latest "
-                    "rotation) or, for a game of a group, the group's; a phone's key is not accepted here."},
+WRITE_HEADERS = [  # and the game's token (GAME_TOKEN)
     {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
      "description": 'The ETag of the state the client saw, e.g. "3" (or a list, or *), compared strongly: '
                     '412 when the game has moved on, or for a weak tag (W/"3").'},
@@ -41,7 +38,7 @@ def documented_write(view):
     """What every write shares in the docs: its headers, and the token, game and version refusals."""
     for status, description in WRITE_REFUSALS:
         view = problem_response(blp, status, description)(view)
-    return blp.doc(parameters=WRITE_HEADERS)(view)
+    return blp.doc(parameters=WRITE_HEADERS, security=GAME_TOKEN)(view)
 
 
 def _game_response(body: dict, status: int = 200, **headers):
@@ -116,7 +113,7 @@ def _written(result: store.WriteResult):
 @blp.route("/games")
 class Games(MethodView):
     @limit_game_creation
-    @blp.doc(operationId="createGame")
+    @blp.doc(operationId="createGame", security=optional(GROUP_TOKEN))  # the group's, for a game in a group
     @blp.arguments(CreateGameSchema)
     @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}})
     @problem_response(blp, 401, "A group named without its token")

@@ -8,9 +8,9 @@ from flask import url_for
 from flask.views import MethodView
 
 from referee import groups, store
-from referee.api.blueprint import Blueprint
+from referee.api.blueprint import GAME_TOKEN, GROUP_TOKEN, Blueprint
 from referee.api.errors import problem_response
-from referee.api.games import WRITE_HEADERS, _game_response, bearer_token
+from referee.api.games import _game_response, bearer_token
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
     CreatedGameSchema,
@@ -27,8 +27,6 @@ from referee.api.schemas import (
 blp = Blueprint("groups", __name__, url_prefix="/api/v1",
                 description="Groups of players (a regular table) and the next game at the table.")
 
-GROUP_TOKEN = [{"in": "header", "name": "Authorization", "required": True, "schema": {"type": "string"},
-                "description": "Bearer <token>: the group's token (a game's token is not accepted here)."}]
 NO_STORE = {"Cache-Control": "no-store"}  # answers that carry a token are kept by no cache
 
 
@@ -36,7 +34,7 @@ def with_group_token(view):
     for status, description in [(401, "No token"), (403, "Wrong token (another group's, or a game's)"),
                                 (404, "No such group")]:
         view = problem_response(blp, status, description)(view)
-    return blp.doc(parameters=GROUP_TOKEN)(view)
+    return blp.doc(security=GROUP_TOKEN)(view)
 
 
 def with_body(view):
@@ -136,7 +134,7 @@ class GroupGames(MethodView):
 
 @blp.route("/games/<game_id>/rematch")
 class Rematch(MethodView):
-    @blp.doc(operationId="rematch", parameters=WRITE_HEADERS[:1])
+    @blp.doc(operationId="rematch", security=GAME_TOKEN)
     @blp.arguments(RematchSchema, required=False)
     @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}})
     @problem_response(blp, 401, "No token")

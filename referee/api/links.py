@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask.views import MethodView
 
 from referee import links
-from referee.api.blueprint import Blueprint
+from referee.api.blueprint import GAME_TOKEN, Blueprint
 from referee.api.errors import problem_response
 from referee.api.games import bearer_token
 from referee.api.schemas import CreatedLinkSchema, CreateLinkSchema, CredentialListSchema, RotatedTokenSchema
@@ -13,9 +13,6 @@ from referee.api.schemas import CreatedLinkSchema, CreateLinkSchema, CredentialL
 blp = Blueprint("links", __name__, url_prefix="/api/v1",
                 description="Table links and phones (revocable keys for the pages) and the game's token.")
 
-TOKEN_HEADER = [{"in": "header", "name": "Authorization", "required": True, "schema": {"type": "string"},
-                 "description": "Bearer <token>: the game's token, or its group's (a phone's key is not accepted "
-                                "here)."}]
 NO_STORE = {"Cache-Control": "no-store"}  # answers that carry a secret are kept by no cache
 
 
@@ -23,7 +20,7 @@ def with_token(view):
     """The game's token in the header, and its refusals."""
     for status, description in [(401, "No token"), (403, "Wrong token"), (404, "No such game")]:
         view = problem_response(blp, status, description)(view)
-    return blp.doc(parameters=TOKEN_HEADER)(view)
+    return blp.doc(security=GAME_TOKEN)(view)
 
 
 def with_body(view):

@@ -7,7 +7,7 @@ from flask.views import MethodView
 from marshmallow import ValidationError
 
 from referee import groups, records, stats, store
-from referee.api.blueprint import Blueprint
+from referee.api.blueprint import GAME_TOKEN, GROUP_TOKEN, Blueprint, optional
 from referee.api.errors import _validation_detail, problem, problem_response
 from referee.api.games import _game_response, bearer_token
 from referee.api.limits import limit_game_creation
@@ -24,12 +24,6 @@ blp = Blueprint("records", __name__, url_prefix="/api/v1",
 
 IMPORT_ENDPOINT = "records.ImportGame"
 CSV = "text/csv"
-READ_TOKEN = [{"in": "header", "name": "Authorization", "required": False, "schema": {"type": "string"},
-               "description": "Bearer <token>, optional: once the game is finished, the game's token gets the "
-                              "whole record, with the cards put face down (G-5) that an import needs; "
-                              "without it, or during play, they are left out."}]
-IMPORT_TOKEN = [{"in": "header", "name": "Authorization", "required": False, "schema": {"type": "string"},
-                 "description": "Bearer <group token>: needed only when the record names a group."}]
 
 
 @blp.before_app_request
@@ -63,14 +57,16 @@ def _complete_allowed(game) -> bool:
 
 @blp.route("/games/<game_id>/export")
 class ExportGame(MethodView):
-    @blp.doc(operationId="exportGame", parameters=READ_TOKEN)
+    @blp.doc(operationId="exportGame", security=optional(GAME_TOKEN))
     @blp.response(200, GameRecordSchema)
     @problem_response(blp, 401, "An Authorization header without a token")
     @problem_response(blp, 403, "Wrong token")
     @problem_response(blp, 404, "No such game")
     def get(self, game_id):
         """The game's whole record as JSON: type, players, options, group, times, and every move of the
-        log in order with its version, voided flag, payload and time; POST /games/import takes it back."""
+        log in order with its version, voided flag, payload and time; POST /games/import takes it back.
+        The game's token is optional: once the game is finished it gets the whole record, with the cards
+        put face down (G-5) that an import needs; without it, or during play, they are left out."""
         game = store.get_game(game_id)
         complete = _complete_allowed(game)
         headers = {"Vary": "Authorization"}
@@ -96,7 +92,7 @@ class ExportScoreSheet(MethodView):
 @blp.route("/games/import", endpoint="ImportGame")
 class ImportGame(MethodView):
     @limit_game_creation
-    @blp.doc(operationId="importGame", parameters=IMPORT_TOKEN, requestBody={"required": True, "content": {
+    @blp.doc(operationId="importGame", security=optional(GROUP_TOKEN), requestBody={"required": True, "content": {
         "application/json": {"schema": {"$ref": "#/components/schemas/GameRecord"}}}})
     @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}})
     @problem_response(blp, 400, "Malformed request")
@@ -111,7 +107,8 @@ class ImportGame(MethodView):
     def post(self):
         """Import a game's record (as GET /games/{id}/export gives it, with the token): it is replayed
         through the rules engine, move by move, voided moves included, and stored as a new game only if
-        every move is legal; returns the new game's id and its token (once)."""
+        every move is legal; returns the new game's id and its token (once). A record that names a
+        group needs the group's token."""
         body = request.get_json()
         try:
             records.check_format(body)
