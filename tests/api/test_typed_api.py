@@ -101,3 +101,19 @@ def test_the_generated_client_plays_a_whole_game_of_ninety_nine(generated_client
         assert last.allowed.to_dict() == ninety_nine.allowed(state)
     assert last.outcome.status.value == "finished" and last.winners == state["winners"]
     assert last.outcome.rule == "N99-6"
+
+
+def test_the_generated_client_creates_a_game_in_a_group_with_the_groups_token(generated_client, live_server):
+    """createGame takes the group's token as the spec's groupToken scheme (optional: a game outside
+    a group needs none): the generated AuthenticatedClient sends it."""
+    models = importlib.import_module("referee_client.models")
+    create_group = importlib.import_module("referee_client.api.groups.create_group")
+    create_game = importlib.import_module("referee_client.api.games.create_game")
+    plain = generated_client.Client(base_url=live_server)
+    group = create_group.sync(client=plain, body=models.GroupName.from_dict({"name": "Fridays"}))
+    body = models.CreateGame.from_dict({"game": "nines", "players": ["Ann", "Bob"], "group": group.id})
+    refused = create_game.sync_detailed(client=plain, body=body)
+    assert refused.status_code == 401
+    holder = generated_client.AuthenticatedClient(base_url=live_server, token=group.token)
+    created = create_game.sync(client=holder, body=body)
+    assert isinstance(created, models.CreatedGame) and created.group == group.id
