@@ -34,12 +34,17 @@ class RefereeApi(Api):
         # UNPROCESSABLE_ENTITY) and a default one; but errors are problem+json here.
         from flask_smorest.utils import prepare_response
 
-        named = [(status.name, status.phrase, status >= 400) for status in HTTPStatus]
-        for name, description, is_error in named + [(self.DEFAULT_ERROR_RESPONSE_NAME, "Error", True)]:
+        named = [(status.name, status.phrase, status >= 400, errors.ERROR_HEADERS.get(status))
+                 for status in HTTPStatus]
+        default = (self.DEFAULT_ERROR_RESPONSE_NAME, "Error (a 503, the database unavailable, says when to try "
+                                                     "again in Retry-After)", True, errors.RETRY_AFTER)
+        for name, description, is_error, headers in named + [default]:
             response = {"description": description}
             if is_error:
                 response["schema"] = ProblemSchema
                 prepare_response(response, self.spec, errors.PROBLEM)
+            if headers:
+                response["headers"] = headers
             self.spec.components.response(name, response, lazy=True)
 
 

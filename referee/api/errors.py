@@ -35,11 +35,27 @@ def problem(status: int, title: str, detail: str, kind: str, headers: dict | Non
     return response
 
 
+def _header(description: str, kind: str = "string") -> dict:
+    return {"schema": {"type": kind}, "description": description}
+
+
+RETRY_AFTER = {"Retry-After": _header("Seconds to wait before trying again.", "integer")}
+# Flask-Limiter's, on every answer of a route under a limit (the creation of games)
+RATE_LIMIT = {"X-RateLimit-Limit": _header("Games this address may create in the window.", "integer"),
+              "X-RateLimit-Remaining": _header("Games it may still create in this window.", "integer"),
+              "X-RateLimit-Reset": _header("When the window ends (Unix time, seconds).", "integer")}
+ETAG = {"ETag": _header("The state's ETag (quoted), for If-Match and If-None-Match.")}
+# what an error answer carries besides its body, by status (503: when the database may be back)
+ERROR_HEADERS = {412: {"ETag": _header("The game's ETag now (quoted).")}, 429: {**RETRY_AFTER, **RATE_LIMIT},
+                 503: RETRY_AFTER}
+
+
 def problem_response(blp, status: int, description: str):
-    """Documents an error response of a flask-smorest view as problem+json."""
+    """Documents an error response of a flask-smorest view as problem+json, with its headers."""
     from referee.api.schemas import ProblemSchema
 
-    return blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM, description=description)
+    return blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM, description=description,
+                            headers=ERROR_HEADERS.get(status))
 
 
 def database_unavailable(error: Exception):

@@ -6,7 +6,7 @@ from flask.views import MethodView
 
 from referee import groups, store
 from referee.api.blueprint import GAME_TOKEN, GROUP_TOKEN, Blueprint, optional
-from referee.api.errors import problem_response
+from referee.api.errors import ETAG, RATE_LIMIT, problem_response
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
     CreateGameSchema, CreatedGameSchema, GameQuerySchema, MoveLogQuerySchema, MoveLogSchema,
@@ -39,6 +39,11 @@ def documented_write(view):
     for status, description in WRITE_REFUSALS:
         view = problem_response(blp, status, description)(view)
     return blp.doc(parameters=WRITE_HEADERS, security=GAME_TOKEN)(view)
+
+
+def next_link(url: str | None) -> dict:
+    """The headers of a page of a list: the next page (also the body's ``next``) in ``Link``."""
+    return {"Link": f'<{url}>; rel="next"'} if url else {}
 
 
 def _game_response(body: dict, status: int = 200, **headers):
@@ -115,7 +120,7 @@ class Games(MethodView):
     @limit_game_creation
     @blp.doc(operationId="createGame", security=optional(GROUP_TOKEN))  # the group's, for a game in a group
     @blp.arguments(CreateGameSchema)
-    @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}})
+    @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}, **ETAG, **RATE_LIMIT})
     @problem_response(blp, 401, "A group named without its token")
     @problem_response(blp, 403, "Wrong token for the group named")
     @problem_response(blp, 404, "No such group")
@@ -141,7 +146,7 @@ IF_NONE_MATCH = {"in": "header", "name": "If-None-Match", "required": False, "sc
 class GameResource(MethodView):
     @blp.doc(operationId="getGame")
     @blp.arguments(GameQuerySchema(), location="query")  # one instance, not one per request
-    @blp.response(200, "AnyGame", headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.response(200, "AnyGame", headers=ETAG)
     @blp.alt_response(304, description="Not modified (If-None-Match names this state's ETag)")
     @problem_response(blp, 404, "No such game")
     def get(self, query, game_id):
@@ -177,21 +182,19 @@ class Moves(MethodView):
     @problem_response(blp, 404, "No such game")
     def get(self, game_id, after, limit):
         """The move log, in order, with each move's version and voided moves marked; a page at a
-        time (``after``, ``limit``), the next page in the ``Link`` header."""
+        time (``after``, ``limit``), the next page in ``next`` and the ``Link`` header."""
         game = store.get_game(game_id)
         engine = get_engine(game.game)
         page = store.moves_page(game.id, after, limit + 1)
         moves = [{"seq": m.seq, "version": m.version, "move": public_move(engine, m.payload), "voided": m.voided,
                   "created_at": aware(m.created_at).isoformat()} for m in page[:limit]]
-        headers = {}
-        if len(page) > limit:
-            url = url_for("games.Moves", game_id=game.id, after=moves[-1]["seq"], limit=limit)
-            headers["Link"] = f'<{url}>; rel="next"'
-        return {"id": game.id, "version": game.version, "moves": moves}, 200, headers
+        following = url_for("games.Moves", game_id=game.id, after=moves[-1]["seq"], limit=limit,
+                            _external=True) if len(page) > limit else None
+        return {"id": game.id, "version": game.version, "moves": moves, "next": following}, 200, next_link(following)
 
     @blp.doc(operationId="applyMove", requestBody={"required": True, "content": {"application/json": {
         "schema": {"$ref": "#/components/schemas/AnyMove"}}}})
-    @blp.response(201, "AnyGame", headers={"ETag": {"schema": {"type": "string"}}})
+    @blp.response(201, "AnyGame", headers=ETAG)
     @documented_write
     @problem_response(blp, 400, "Malformed request")
     @problem_response(blp, 413, "Body too large")
@@ -206,7 +209,7 @@ class Moves(MethodView):
 @blp.route("/games/<game_id>/undo")
 class Undo(MethodView):
     @blp.doc(operationId="undoMove")
-    @blp.response(200, "AnyGame")
+    @blp.response(200, "AnyGame", headers=ETAG)
     @documented_write
     @problem_response(blp, 409, "Nothing to undo")
     def post(self, game_id):

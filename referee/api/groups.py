@@ -10,7 +10,7 @@ from flask.views import MethodView
 from referee import groups, store
 from referee.api.blueprint import GAME_TOKEN, GROUP_TOKEN, Blueprint
 from referee.api.errors import problem_response
-from referee.api.games import _game_response, bearer_token
+from referee.api.games import _game_response, bearer_token, next_link
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
     CreatedGameSchema,
@@ -117,19 +117,19 @@ class GroupGames(MethodView):
     def get(self, query, group_id):
         """The group's games, newest first, with their players as renamed, status, winners and standings;
         filtered by `game`, `status`, `player` (any of their names), `updated_since`; a page at a time, the
-        next in the `Link` header (games created meanwhile never repeat or hide one)."""
+        next in `next` and the `Link` header (games created meanwhile never repeat or hide one)."""
         group = groups.get_group(group_id)
         limit = query.pop("limit")
         page = groups.games_of(group.id, limit=limit + 1, **query)
         resolve = groups.resolver(group.id)
-        headers = {}
+        following = None
         if len(page) > limit:
             page = page[:limit]
             wanted = {k: v.isoformat() if k == "updated_since" else v for k, v in query.items() if k != "after"}
             wanted.update(after=groups.encode_cursor(page[-1]), limit=limit)
-            url = url_for("groups.GroupGames", group_id=group.id) + "?" + urlencode(wanted)
-            headers["Link"] = f'<{url}>; rel="next"'
-        return {"group": group.id, "games": [groups.summary(game, resolve) for game in page]}, 200, headers
+            following = url_for("groups.GroupGames", group_id=group.id, _external=True) + "?" + urlencode(wanted)
+        return ({"group": group.id, "games": [groups.summary(game, resolve) for game in page], "next": following},
+                200, next_link(following))
 
 
 @blp.route("/games/<game_id>/rematch")

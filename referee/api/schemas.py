@@ -120,10 +120,14 @@ class LoggedMoveSchema(Schema):
                                          "format": "date-time"})
 
 
+NEXT_PAGE = {"description": "The next page's whole URL (as in the Link header), or null on the last page."}
+
+
 class MoveLogSchema(Schema):
     id = fields.String()
     version = fields.Integer()
     moves = fields.List(fields.Nested(LoggedMoveSchema))
+    next = fields.String(allow_none=True, metadata=NEXT_PAGE)
 
 
 class GameQuerySchema(Schema):
@@ -432,7 +436,8 @@ class GameSummarySchema(Schema):
 class GroupGamesSchema(Schema):
     group = fields.String(required=True)
     games = fields.List(fields.Nested(GameSummarySchema), required=True, metadata={
-        "description": "Newest first; the next page is in the `Link` header."})
+        "description": "Newest first; the next page is in `next` and the `Link` header."})
+    next = fields.String(allow_none=True, metadata=NEXT_PAGE)
 
 
 class RematchSchema(Schema):

@@ -129,3 +129,46 @@ def test_a_minimal_answer_fits_the_game_schema(app, client, api):
     spec = app.extensions["referee_api"].spec.to_dict()
     required = set(spec["components"]["schemas"]["Game"].get("required", []))
     assert required <= set(answer), required - set(answer)
+
+
+def test_the_move_log_pages_name_the_next_page_in_the_body_and_the_link_header(client, api):
+    game = api.create("ninety-nine", PLAYERS)
+    for card in ("2H", "3H", "4H", "5H", "6H"):
+        assert move(client, game, card).status_code == 201
+    url, seqs = f"/api/v1/games/{game['id']}/moves?limit=2", []
+    while url:
+        page = client.get(url)
+        body = page.get_json()
+        seqs += [entry["seq"] for entry in body["moves"]]
+        link = page.headers.get("Link")
+        assert (link is None) is (body["next"] is None)
+        if link:
+            assert link == f'<{body["next"]}>; rel="next"' and body["next"].startswith("http")
+        url = body["next"]
+    assert seqs == [1, 2, 3, 4, 5]
+
+
+def test_the_headers_answers_carry_are_documented(app):
+    """ETag on a state, Retry-After on a 429 and a 503 (the default error), the rate limit's
+    X-RateLimit-* on a 429 and on a creation's 201."""
+    spec = app.extensions["referee_api"].spec.to_dict()
+
+    def headers(response):
+        if "$ref" in response:
+            response = spec["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
+        return set(response.get("headers", {}))
+
+    operations = [op for path in spec["paths"].values() for op in path.values() if isinstance(op, dict)
+                  and "responses" in op]
+    for op in operations:
+        responses = op["responses"]
+        assert "Retry-After" in headers(responses["default"]), op["operationId"]
+        if "429" in responses:
+            assert {"Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining"} <= headers(responses["429"])
+        if "412" in responses:
+            assert "ETag" in headers(responses["412"]), op["operationId"]
+    by_id = {op["operationId"]: op for op in operations}
+    for name in ("getGame", "applyMove", "undoMove", "createGame", "importGame"):
+        ok = next(code for code in by_id[name]["responses"] if code.startswith("2"))
+        assert "ETag" in headers(by_id[name]["responses"][ok]), name
+    assert "X-RateLimit-Remaining" in headers(by_id["createGame"]["responses"]["201"])

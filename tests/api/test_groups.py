@@ -323,6 +323,7 @@ def follow(client, url) -> tuple[list[str], int]:
         url = link[1:link.index(">")] if link else None
         if link:
             assert link.endswith('; rel="next"')
+        assert response.get_json()["next"] == url  # the next page in the body too, or null on the last
     return seen, pages
 
 
