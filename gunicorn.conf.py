@@ -47,6 +47,8 @@ if worker_class == "gevent":
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+# Connections one gevent worker holds at once (the README names the variable; it was never read)
+worker_connections = int(os.environ.get("GUNICORN_CONNECTIONS", "1000"))
 # Load the app (and run migrations) once in the master, before the workers fork.
 preload_app = True
 # The app logs each request itself as a JSON line with the route's pattern (referee/logs.py): the

@@ -491,3 +491,13 @@ def test_a_new_master_keeps_the_folder_it_uses_and_each_master_removes_its_own(a
     _until(lambda: not list(tmp.iterdir()), what="the new master's folder removed")
     assert server.log_path.read_text() == ""
     server.lines()  # every line on stdout is JSON
+
+
+def test_gunicorn_connections_sets_the_workers_connection_limit(tmp_path):
+    """GUNICORN_CONNECTIONS, which the README names, is gunicorn's worker_connections (read in a
+    process of its own: the settings file patches gevent and gunicorn where it runs)."""
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, GUNICORN_CONNECTIONS="4321", PROMETHEUS_MULTIPROC_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", "import runpy; print(runpy.run_path('gunicorn.conf.py')"
+                          "['worker_connections'])"], cwd=root, env=env, capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip().splitlines()[-1] == "4321", out.stderr[-2000:]
