@@ -61,7 +61,7 @@ RULINGS = {
     "G-1": "Players are listed in seat order; a player's left is the next one in the list.",
     "G-2": "The first dealer is the last player listed unless recorded; the service never deals.",
     "N9-1": "Standard decks with two Jokers each: 2 for 2-3 players, 3 for 4-6, one more per three "
-            "further players (the table may choose more).",
+            "further players (the table may choose more). Two to eighteen players.",
     "N9-2": "Nine cards in a 3x3 grid, positions 0-8 row by row; three face up at the deal; one stock "
             "card starts the discard pile.",
     "N9-3": "A turn: take the stock's or the discard pile's top card, then put it face up in any position "

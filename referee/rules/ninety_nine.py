@@ -30,14 +30,22 @@ OPTIONS = {
 RULINGS = {
     "G-1": "Players are listed in seat order; clockwise is the order of the list.",
     "G-2": "The service never deals; the table records what becomes public.",
-    "N99-1": "One 52-card deck, or two (default two with more than five players); 9 tokens each.",
-    "N99-2": "Three cards each, an empty pile (no top card) with total 0, clockwise; each round starts one seat further left.",
-    "N99-3": "3-8 face value (4 reverses), 9 adds 0, J Q K add 10 (J skips the next player), "
-             "10 is +10 or -10, A is +1 or +11, a 2 halves an even total over 49 and doubles otherwise.",
+    "N99-1": "One 52-card deck, or two (default two with more than five players); two to sixteen "
+             "players, 9 tokens each (the table's choice).",
+    "N99-2": "Three cards each, an empty pile (no top card) with total 0, clockwise; the first "
+             "player is the table's choice (default the first listed), and each round starts one "
+             "seat further left, skipping eliminated players.",
+    "N99-3": "3-8 face value (4 reverses), 9 adds 0, J Q K add 10 (J skips the next player), 10 is "
+             "+10 or -10, A is +1 or +11, a 2 halves an even total over 49 and doubles otherwise; "
+             "the total may go below 0.",
     "N99-4": "With two players a J gives another turn and a 4 does not reverse; eliminated players are skipped.",
-    "N99-5": "Reaching 33 or 66 costs every other player a token; passing them costs the player one; "
-             "99 wins the round (others lose two); over 99 loses the round and two tokens.",
-    "N99-6": "A player with no tokens is out at once; the last player in wins.",
+    "N99-5": "Only going up counts. A play from t to u that lands on a limit L, 33 or 66, from below "
+             "(t < L = u) costs every other player a token; one that passes it (t < L < u) costs the "
+             "player a token; 99 wins the round (every other player loses two); over 99 loses the "
+             "round and two tokens. The losses of one play add up (53 doubled to 106 passes 66 and "
+             "99: three tokens); going down, back to 66 included, costs nobody anything.",
+    "N99-6": "A player with no tokens is out at once, mid-round too (one put out by their own play "
+             "does not draw); the last player in wins.",
     "N99-7": "A player who forgot to draw plays on with one card fewer; no card on your turn ends the "
              "round and costs three tokens.",
     "N99-8": "When the draw pile runs out the played cards but the top one are reshuffled; the total stays.",

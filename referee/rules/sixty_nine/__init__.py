@@ -41,7 +41,8 @@ RULINGS = {
     "S69-3": "A play puts cards from one hand into exactly one set on the table; plays never start sets.",
     "S69-4": "Three or more cards complete a set; the completer claims it with a count; chances pass "
              "left; adding at least the count takes the claim; back at the claimer, they capture.",
-    "S69-5": "Lock: once a set holding a Lock is complete its claim no longer changes.",
+    "S69-5": "Lock: once a set holding a Lock is complete its claim no longer changes (no steals); "
+             "the round of chances still goes on, players may still add cards to get rid of them.",
     "S69-6": "A set that reaches six cards is captured at once by its current claimer.",
     "S69-7": "After a capture the capturer flips and the player to their left plays; otherwise the "
              "turn passes left; a pass flips a card to start a new set.",
@@ -51,9 +52,12 @@ RULINGS = {
              "with count 1; chances on any or all complete sets; each claim ends independently.",
     "S69-10": "The round ends as soon as any hand is empty, after the capture and chances in progress.",
     "S69-11": "Score: +1 per captured card, +2 per set with a printed 6 and 9, +3 per set with Wild, "
-              "Lock and Scramble, +6 per six-card set, +10 per 0-9 collection, -1 per card in hand; floor 0.",
-    "S69-12": "Next dealer: left of the player whose hand emptied; the game ends when anyone has 69 "
-              "or more; every such player wins, ranked by points. 2-6 players.",
+              "Lock and Scramble, +6 per six-card set, +10 per 0-9 collection among the number cards "
+              "captured this round (a 6 or 9 fills either, specials fill nothing), -1 per card in "
+              "hand; a round below 0 counts 0.",
+    "S69-12": "Next dealer: left of the player whose hand emptied; the game ends at the end of the "
+              "round after which anyone has 69 or more; every such player wins, ranked by points. 2-6 "
+              "players.",
     "S69-13": "House rule: a single winner, the one at or over the target with the most points; a tie for "
               "most shares.",
     **TABLE_RULINGS,
