@@ -70,12 +70,16 @@ RULINGS = {
              "the exchange scores the stakes.",
     "X19-5": "The game ends when exactly 19 points have been awarded (fewer points wins) or a player "
              "has 19 or more (more points wins); at 19-0 the exactly-19 rule decides.",
-    "X19-6": "Otherwise the exchange's cards are drafted alternately into the open hands, loser first; "
-             "then the loser trades one hand card for one strike-row card.",
+    "X19-6": "Otherwise the exchange's cards are drafted alternately into the open hands, loser "
+             "first; then the loser trades one card of either hand for one strike-row card: from the "
+             "closed hand it goes in face down, from the open hand face up; a face-down strike card "
+             "joins the closed hand, a face-up one the open hand.",
     "X19-7": "The referee tracks what is public; a card must be in the open hand to be played from it, "
              "and a card known to be elsewhere cannot come from a closed hand.",
-    "X19-8": "House rule: version 2.0: one hand, no raise or abandon; a third strike ends the exchange, "
-             "stakes 3/5/8; the game ends at 19 or more points, more points winning; draft and trade as 1.0.",
+    "X19-8": "House rule: version 2.0: each player has one hand, no open hand, no raise or abandon; "
+             "a third strike ends the exchange, stakes 3/5/8; the game ends after an exchange in "
+             "which a player reaches 19 or more, more points winning; the draft goes into the one "
+             "hand, loser first, and the loser's traded card goes into the row face down.",
     **TABLE_RULINGS,
 }
 

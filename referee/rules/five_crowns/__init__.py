@@ -66,8 +66,8 @@ RULINGS = {
     "FC-2": "Eleven rounds; round r deals r+2 cards and rank r+2 is wild; Jokers always wild.",
     "FC-3": "Books (3+ of a rank) and runs (3+ consecutive of a suit, no wrap); wilds anywhere, "
             "any number; a wild-rank card may stand for itself.",
-    "FC-4": "Going out: after drawing, meld the dealt number of cards and discard the last; "
-            "everyone else has one more turn.",
+    "FC-4": "Going out: after drawing, lay down all cards but one in books and runs (as many as "
+            "were dealt) and discard the last; everyone else then has exactly one more turn.",
     "FC-5": "Card points: face value, J 11, Q 12, K 13, Joker 50, wild rank 20; going out "
             "scores 0; lowest total after 11 rounds wins; ties share or play off.",
     "FC-6": "The service computes the best lay-down when only the cards are given; declared "
