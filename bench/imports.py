@@ -90,8 +90,13 @@ class Others:
 
 def database_bytes(db: str, url: str) -> int:
     if db == "sqlite":
+        # the file itself, once the write-ahead log is copied back into it (the log keeps its size)
+        import sqlite3
+
         path = url.removeprefix("sqlite:///")
-        return sum(os.path.getsize(p) for p in (path, path + "-wal") if os.path.exists(p))
+        with sqlite3.connect(path, timeout=30) as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return os.path.getsize(path)
     from sqlalchemy import create_engine, text
 
     from referee.config import normalise_url
