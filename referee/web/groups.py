@@ -37,7 +37,7 @@ from referee.web import chart
 from referee.web.games import FormError, ui_for
 from referee.web.views import (
     _engine, _error_page, _groups, _not_at_the_table, _remember, bp, device_label, drop_group, form_write,
-    group_key, home, remember_group, standing, table_key, usable_engines,
+    group_key, home, remember_group, revoke_own_key, standing, table_key, usable_engines,
 )
 
 PAGE = 20  # games per page of a group's list
@@ -228,12 +228,7 @@ def revoke_group_phone(group_id, credential_id):
 def forget_group(group_id):
     """This phone gives up its key to the group: revoked on the server (a copy of the cookie opens
     nothing either), and out of the cookie."""
-    key = _groups().get(group_id)
-    if isinstance(key, str) and store.split_credential(key):
-        try:
-            groups.forget(group_id, key)
-        except store.StoreError:  # no such group: nothing to revoke
-            pass
+    revoke_own_key(_groups().get(group_id), lambda key: groups.forget(group_id, key))
     drop_group(group_id)
     flash(_("This phone no longer holds the group's key."), "info")
     return redirect(url_for(".group_page", group_id=group_id))

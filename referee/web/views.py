@@ -473,16 +473,21 @@ def revoke(game_id, credential_id):
     return redirect(url_for(".share", game_id=game.id))
 
 
+def revoke_own_key(key, revoke) -> None:
+    """This phone's key from its cookie (``key``, a game's or a group's) revoked on the server with
+    ``revoke(key)``, when it is one: no such game or group leaves nothing to revoke."""
+    if isinstance(key, str) and store.split_credential(key):
+        try:
+            revoke(key)
+        except store.StoreError:
+            pass
+
+
 @bp.post("/g/<game_id>/forget")
 def forget(game_id):
     """This phone stops entering moves: its key is revoked on the server (a copy of the cookie opens
     nothing either) and leaves the cookie."""
-    key = _tables().get(game_id)
-    if isinstance(key, str) and store.split_credential(key):
-        try:
-            links.forget(game_id, key)
-        except store.StoreError:  # no such game: nothing to revoke
-            pass
+    revoke_own_key(_tables().get(game_id), lambda key: links.forget(game_id, key))
     _drop(game_id)
     flash(_("This phone now only follows the game."), "info")
     return redirect(url_for(".game_page", game_id=game_id))
