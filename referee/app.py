@@ -36,7 +36,7 @@ def create_app(config: dict | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db)
     with app.app_context():  # each request's waits on the database end by its deadline
-        deadlines.init_engine(db.engine)
+        deadlines.init_engine(db.engine, app.config["DB_TIMEOUT_SECONDS"])
 
     from referee import api, backup, i18n, logs, metrics, web
 

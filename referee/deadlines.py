@@ -5,10 +5,12 @@ answering: a request then waited on its socket for the whole outage (40 s, 80 s)
 pooled connection. So the client bounds its own waits, for every request (``Bounded``, the
 outermost layer of the app, sets the deadline):
 - a connection taken from the pool during a request is watched (``watch``, the pool's checkout
-  event) until it goes back: on PostgreSQL, one still out at the request's deadline has its socket
-  shut down by the watchdog (``_Watchdog``), which ends whatever the driver waits for (a query, the
-  commit) with an error, a 503 that says a lost commit may have landed (``api.errors``); the pool
-  then replaces its connections, as after any lost connection;
+  event) until it goes back: on PostgreSQL, one still out at the request's deadline (or, taken
+  after long work of the request's own, ``DB_TIMEOUT_SECONDS`` after it was taken: an import's
+  replay is no wait on the database) has its socket shut down by the watchdog (``_Watchdog``),
+  which ends whatever the driver waits for (a query, the commit) with an error, a 503 that says a
+  lost commit may have landed (``api.errors``); the pool then replaces its connections, as after
+  any lost connection;
 - on SQLite, the waits for the writer queue and for another process's write lock end by the
   deadline (``store.writer_queue``, ``store._begin_write``, which read it with ``deadline``);
 - connecting waits ``connect_timeout``, and a free pooled connection ``pool_timeout``, each
@@ -101,7 +103,7 @@ def _cut(dbapi_connection) -> None:
 watchdog = _Watchdog()
 
 
-def init_engine(engine) -> None:
+def init_engine(engine, seconds: float) -> None:
     """Watch the engine's pooled connections to a server (not a SQLite file) as described above."""
     if engine.dialect.name == "sqlite":
         return
@@ -110,7 +112,7 @@ def init_engine(engine) -> None:
     def _checkout(dbapi_connection, record, proxy):
         ends = _deadline.get()
         if ends is not None:
-            watchdog.watch(dbapi_connection, ends)
+            watchdog.watch(dbapi_connection, max(ends, time.monotonic() + seconds))
 
     @event.listens_for(engine, "checkin")
     def _checkin(dbapi_connection, record):

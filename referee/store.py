@@ -266,9 +266,10 @@ def checkpoint_due(version: int, state: dict) -> bool:
     versions, further apart as the state's ever-growing lists (``APPEND_ONLY``: the finished rounds,
     the adjustments) grow, a power of two times as far as those lists hold more than that many
     entries. Each checkpoint stores those lists whole, so a fixed spacing stored the square of a
-    long game (an import of 15,000 adjustments wrote 290 MB); spaced so, the checkpoints of a game
-    add up to a few times its last state, and an undo replays at most about as many moves as the
-    state holds entries. Only a cost: a replay starts from whatever checkpoint it finds."""
+    long game (an import of 15,000 adjustments wrote 290 MB); spaced so, what a game's checkpoints
+    store grows with its moves (about two list entries a move), and an undo replays at most about as
+    many moves as the state holds entries. A game of fewer than 50 rounds and adjustments keeps one
+    every 25 versions, as before. Only a cost: a replay starts from whatever checkpoint it finds."""
     entries = sum(len(state.get(key) or ()) for key in APPEND_ONLY)
     spacing = CHECKPOINT_EVERY
     while entries >= 2 * spacing:
