@@ -110,7 +110,7 @@ GAMES = {
                                "First discard"], ["Geben eintragen", "Raster", "Ablagestapel", "Durchgang"]),
     "five-crowns": (["Ann", "Bob"], ["Wild rank", "Cards in hand", "Score the round", "First face-up discard",
                                      "Standings", "or cards"],
-                    ["Trumpfrang", "Karten auf der Hand", "Runde werten", "Spielstand"]),
+                    ["Jokerrang", "Karten auf der Hand", "Runde werten", "Spielstand"]),
     "xix": (["Ann", "Bob"], ["Strike row", "Open hands", "Play the card", "Closed hand", "no card yet",
                              "sees it, from the left"],
             ["Strike-Reihe", "Offene Hände", "Verdeckte Hand", "Schlagabtausch"]),

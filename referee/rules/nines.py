@@ -64,8 +64,9 @@ RULINGS = {
             "further players (the table may choose more). Two to eighteen players.",
     "N9-2": "Nine cards in a 3x3 grid, positions 0-8 row by row; three face up at the deal; one stock "
             "card starts the discard pile.",
-    "N9-3": "A turn: take the stock's or the discard pile's top card, then put it face up in any position "
-            "and discard the card it replaces, or discard it.",
+    "N9-3": "A turn: take the stock's or the discard pile's top card, then put it face up in any "
+            "position and discard the card it replaces (which is revealed), or discard it, "
+            "whichever pile it came from.",
     "N9-4": "A player with all nine cards face up is done: the others turn all their cards face up, then "
             "each has exactly one more turn from the done player's left; then the hand is scored.",
     "N9-5": "A set is a full row or column of three cards of one rank; Jokers never form a set; a card "

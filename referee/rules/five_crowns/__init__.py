@@ -64,8 +64,9 @@ RULINGS = {
     "FC-1": "Two 58-card decks (five suits, 3-K twice each, six Jokers); four decks for more "
             "than 7 players.",
     "FC-2": "Eleven rounds; round r deals r+2 cards and rank r+2 is wild; Jokers always wild.",
-    "FC-3": "Books (3+ of a rank) and runs (3+ consecutive of a suit, no wrap); wilds anywhere, "
-            "any number; a wild-rank card may stand for itself.",
+    "FC-3": "Books (3+ of a rank) and runs (3+ consecutive of a suit, no wrap, no natural rank "
+            "twice); wilds anywhere, any number, adjacent or not, a meld of wilds alone included; a "
+            "wild-rank card may stand for itself.",
     "FC-4": "Going out: after drawing, lay down all cards but one in books and runs (as many as "
             "were dealt) and discard the last; everyone else then has exactly one more turn.",
     "FC-5": "Card points: face value, J 11, Q 12, K 13, Joker 50, wild rank 20; going out "

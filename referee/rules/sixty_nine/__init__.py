@@ -38,7 +38,9 @@ RULINGS = {
     "S69-1": "Deck of 69: number cards 0-9 in six suits A-F once each, three each of Wild, Lock, Scramble.",
     "S69-2": "A set: different suits; values all equal or distinct and consecutive; no special kind "
              "twice; 6/9 either way; 0 as 0 or 10, no wrap; specials any suit and value; at most six cards.",
-    "S69-3": "A play puts cards from one hand into exactly one set on the table; plays never start sets.",
+    "S69-3": "A play puts cards from one hand into exactly one set on the table; plays never start "
+             "sets; the set's cards may be read again (6/9, 0 high or low, specials) while the set "
+             "stays legal.",
     "S69-4": "Three or more cards complete a set; the completer claims it with a count; chances pass "
              "left; adding at least the count takes the claim; back at the claimer, they capture.",
     "S69-5": "Lock: once a set holding a Lock is complete its claim no longer changes (no steals); "
@@ -47,9 +49,12 @@ RULINGS = {
     "S69-7": "After a capture the capturer flips and the player to their left plays; otherwise the "
              "turn passes left; a pass flips a card to start a new set.",
     "S69-8": "With the deck empty a flip comes from a random card of the right-hand neighbour's hand.",
-    "S69-9": "Scramble: whoever brought it acts next and no one else: they rearrange the whole table (plus "
-             "cards from the hand; every set keeps a table card) or decline; every set of 3+ is claimed "
-             "with count 1; chances on any or all complete sets; each claim ends independently.",
+    "S69-9": "Scramble: whoever brought it acts next and no one else: they rearrange the whole table "
+             "(plus cards from the hand; every set keeps a table card) or decline; every set of 3+ "
+             "is claimed with count 1; chances on any or all complete sets; each claim ends "
+             "independently; once all are captured, the last capturer flips and the player to their "
+             "left plays. A Scramble flipped at the deal is the dealer's; one added on a chance is a "
+             "plain special.",
     "S69-10": "The round ends as soon as any hand is empty, after the capture and chances in progress.",
     "S69-11": "Score: +1 per captured card, +2 per set with a printed 6 and 9, +3 per set with Wild, "
               "Lock and Scramble, +6 per six-card set, +10 per 0-9 collection among the number cards "
