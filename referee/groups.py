@@ -92,33 +92,16 @@ PHONE_SEEN_EVERY = timedelta(minutes=1)  # last_used_at is written at most this 
 
 def _issue_phone(group: Group, label: str) -> str:
     """A new phone key to ``group``: ``<id>.<secret>``, shown once, stored hashed."""
-    count = db.session.scalar(select(func.count()).select_from(Credential).where(
-        Credential.group_id == group.id, Credential.revoked_at.is_(None)))
-    if count >= MAX_PHONES:
-        raise store.StoreError(409, "Too many phones", T("This group already has {n} phones in use: revoke some.",
-                                                         n=MAX_PHONES), "too-many-phones")
-    while True:
-        credential_id = secrets.token_urlsafe(9)
-        if db.session.get(Credential, credential_id) is None:
-            break
-    secret = secrets.token_urlsafe(18)
-    db.session.add(Credential(id=credential_id, group_id=group.id, kind="phone", label=label[:80],
-                              secret_hash=store.hash_token(secret), created_at=_now()))
-    db.session.flush()
-    return f"{credential_id}.{secret}"
+    return links.issue_key({"group_id": group.id}, "phone", label[:80], MAX_PHONES, lambda: store.StoreError(
+        409, "Too many phones", T("This group already has {n} phones in use: revoke some.", n=MAX_PHONES),
+        "too-many-phones")).code
 
 
 def find_phone(group: Group, key) -> Credential:
-    """The group's unrevoked phone key ``key`` opens, else a 403. The row is read afresh (a revocation
-    committed since this request first looked is seen)."""
-    parts = store.split_credential(key)
-    found = db.session.get(Credential, parts[0], populate_existing=True) if parts else None
-    if (found is None or found.group_id != group.id or found.kind != "phone"
-            or not hmac.compare_digest(store.hash_token(parts[1]), found.secret_hash)):
-        raise store.StoreError(403, "Wrong key", N_("This phone's key does not open this group."), "forbidden")
-    if found.revoked_at is not None:
-        raise store.StoreError(403, "Revoked", N_("This phone's key to the group was revoked."), "revoked")
-    return found
+    """The group's unrevoked phone key ``key`` opens, else a 403."""
+    return store.open_key(key, "phone", lambda found: found.group_id == group.id,
+                          N_("This phone's key does not open this group."),
+                          N_("This phone's key to the group was revoked."))
 
 
 def phone_of(group: Group, key) -> Credential | None:

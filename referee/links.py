@@ -75,19 +75,28 @@ def _locked(game_id: str, work: Callable[[Game], object]):
 
 def _issue(game: Game, kind: str, label: str | None, parent_id: str | None,
            secret_for: Callable[[str], str] | None = None) -> Issued:
+    return issue_key({"game_id": game.id}, kind, label, MAX_PER_GAME, lambda: store.StoreError(
+        409, "Too many links", T("This game already has {n} table links and phones in use: revoke some, or reuse "
+                                 "a link it has.", n=MAX_PER_GAME), "too-many-links"), parent_id, secret_for)
+
+
+def issue_key(owner: dict, kind: str, label: str | None, most: int, too_many: Callable[[], Exception],
+              parent_id: str | None = None, secret_for: Callable[[str], str] | None = None) -> Issued:
+    """A new credential of ``owner`` (``{"game_id": ...}`` or ``{"group_id": ...}``), refused with
+    ``too_many()`` when it has ``most`` in use already; its code is ``<id>.<secret>``, shown once,
+    stored hashed."""
+    (column, owner_id), = owner.items()
     count = db.session.scalar(select(func.count()).select_from(Credential).where(
-        Credential.game_id == game.id, Credential.revoked_at.is_(None)))
-    if count >= MAX_PER_GAME:
-        raise store.StoreError(409, "Too many links", T("This game already has {n} table links and phones in use: "
-                                                        "revoke some, or reuse a link it has.", n=MAX_PER_GAME),
-                               "too-many-links")
+        getattr(Credential, column) == owner_id, Credential.revoked_at.is_(None)))
+    if count >= most:
+        raise too_many()
     while True:
         credential_id = secrets.token_urlsafe(9)
         if db.session.get(Credential, credential_id) is None:
             break
     secret = secret_for(credential_id) if secret_for else secrets.token_urlsafe(18)
-    credential = Credential(id=credential_id, game_id=game.id, kind=kind, label=label,
-                            secret_hash=store.hash_token(secret), parent_id=parent_id, created_at=_now())
+    credential = Credential(id=credential_id, kind=kind, label=label, secret_hash=store.hash_token(secret),
+                            parent_id=parent_id, created_at=_now(), **owner)
     db.session.add(credential)
     db.session.flush()
     return Issued(credential, f"{credential_id}.{secret}")

@@ -617,20 +617,26 @@ def split_credential(value: Any) -> tuple[str, str] | None:
 
 
 def find_credential(game: Game, value: Any, kind: str) -> Credential:
-    """The game's unrevoked credential of this kind that ``value`` opens, else a 403. The row is read
+    """The game's unrevoked credential of this kind that ``value`` opens, else a 403."""
+    link = kind == "link"
+    return open_key(
+        value, kind, lambda found: found.game_id == game.id,
+        N_("This table link does not open this game.") if link else N_("This phone's key does not open this game."),
+        N_("This table link was revoked: the phone can follow the game, not enter moves.") if link else
+        N_("This phone's key was revoked: the phone can follow the game, not enter moves."))
+
+
+def open_key(value: Any, kind: str, owned: Callable[[Credential], bool], wrong: str, revoked: str) -> Credential:
+    """The unrevoked credential of this kind that ``value`` (``<id>.<secret>``) opens and that is
+    ``owned`` (a game's, a group's), else a 403 saying ``wrong`` or ``revoked``. The row is read
     afresh (a revocation committed since this request first looked is seen)."""
     parts = split_credential(value)
     found = db.session.get(Credential, parts[0], populate_existing=True) if parts else None
-    link = kind == "link"
-    if (found is None or found.game_id != game.id or found.kind != kind
+    if (found is None or not owned(found) or found.kind != kind
             or not hmac.compare_digest(hash_token(parts[1]), found.secret_hash)):
-        raise StoreError(403, "Wrong key", N_("This table link does not open this game.") if link else
-                         N_("This phone's key does not open this game."), "forbidden")
+        raise StoreError(403, "Wrong key", wrong, "forbidden")
     if found.revoked_at is not None:
-        raise StoreError(403, "Revoked", N_("This table link was revoked: the phone can follow the game, not enter "
-                                            "moves.") if link else
-                         N_("This phone's key was revoked: the phone can follow the game, not enter moves."),
-                         "revoked")
+        raise StoreError(403, "Revoked", revoked, "revoked")
     return found
 
 
