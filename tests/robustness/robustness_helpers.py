@@ -66,18 +66,28 @@ class Gunicorn:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "Gunicorn":
-        import requests
-
+    def command(self) -> tuple[list[str], dict]:
         env = dict(os.environ, DATABASE_URL=self.database_url, PORT=str(self.port),
                    WEB_CONCURRENCY=str(self.workers_wanted), SECRET_KEY="test", RATELIMIT_ENABLED="0",
                    LOG_LEVEL="warning", AUTO_MIGRATE="0")
         env.update(self.env)  # a test's own settings win (RATELIMIT_ENABLED="1", say)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}",
-             "--access-logfile", "/dev/null", "wsgi:app"],
-            # stdout too: the service's lines, gunicorn's own included, are JSON lines there
-            cwd=ROOT, env=env, stdout=open(self.log_path, "a"), stderr=subprocess.STDOUT)
+        return ([sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind",
+                 f"127.0.0.1:{self.port}", "--access-logfile", "/dev/null", "wsgi:app"], env)
+
+    def outputs(self):
+        """Where the master's stdout and stderr go: stdout too, since the service's lines, gunicorn's
+        own included, are JSON lines there."""
+        return open(self.log_path, "a"), subprocess.STDOUT
+
+    def output(self) -> str:
+        return self.log_path.read_text()
+
+    def start(self) -> "Gunicorn":
+        import requests
+
+        argv, env = self.command()
+        stdout, stderr = self.outputs()
+        self.proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=stdout, stderr=stderr)
         deadline = time.time() + 30
         while time.time() < deadline:
             try:
@@ -86,7 +96,7 @@ class Gunicorn:
             except requests.RequestException:
                 time.sleep(0.1)
         self.stop()
-        raise AssertionError(self.log_path.read_text())
+        raise AssertionError(self.output())
 
     def worker_pids(self) -> list[int]:
         out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True).stdout

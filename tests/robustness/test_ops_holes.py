@@ -241,21 +241,11 @@ class LoggedGunicorn(Gunicorn):
         return ([sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--bind", f"127.0.0.1:{self.port}",
                  *self.args, "wsgi:app"], env)
 
-    def start(self) -> LoggedGunicorn:
-        import requests
+    def outputs(self):
+        return open(self.out_path, "ab"), open(self.log_path, "ab")
 
-        argv, env = self.command()
-        with open(self.out_path, "ab") as out, open(self.log_path, "ab") as err:
-            self.proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=err)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                if requests.get(self.base + "/readyz", timeout=1).status_code == 200:
-                    return self
-            except requests.RequestException:
-                time.sleep(0.1)
-        self.stop()
-        raise AssertionError(self.out_path.read_text()[-3000:] + self.log_path.read_text()[-3000:])
+    def output(self) -> str:
+        return self.out_path.read_text()[-3000:] + self.log_path.read_text()[-3000:]
 
     def run_to_the_end(self, seconds: float = 60) -> int:
         """For a start that fails: run it until it exits, and return its exit status."""
