@@ -155,3 +155,26 @@ def test_the_phone_page_offers_an_adjustment_from_its_declaration(table_client, 
     assert response.status_code == 302
     body = api.state(game)
     assert body["standings"] == {"Ann": 0, "Bob": 4} and body["adjustments"][0]["reason"] == "a forgotten raise"
+
+
+def test_the_five_crowns_round_form_asks_who_went_out_and_refuses_points_for_them(table_client, api):
+    """Issue 33: "who went out" starts empty and is required; points or cards typed for the player
+    who went out are refused with a message, not dropped, and nothing is recorded."""
+    game = api.create("five-crowns", ["Ann", "Bob", "Cid"])
+    table = table_client(game)
+    html = table.get(f"/g/{game['id']}").get_data(as_text=True)
+    form = html[html.index('id="round-result-form"'):]
+    form = form[:form.index("</form>")]
+    select = form[form.index('<select name="went_out"'):]
+    select = select[:select.index("</select>")]
+    assert " required" in select.split(">")[0] and '<option value="" selected disabled>' in select
+    data = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form))
+    refused = table.post(f"/g/{game['id']}/move", data={**data, "went_out": "Ann", "points-0": "12",
+                                                        "points-1": "8", "points-2": "5"})
+    assert refused.status_code == 302
+    page = table.get(f"/g/{game['id']}").get_data(as_text=True)
+    assert "Ann went out: their hand scores 0" in page
+    assert api.state(game)["version"] == 0
+    recorded = table.post(f"/g/{game['id']}/move", data={**data, "went_out": "Ann", "points-1": "8",
+                                                         "points-2": "5"})
+    assert recorded.status_code == 302 and api.state(game)["standings"] == {"Ann": 0, "Bob": 8, "Cid": 5}

@@ -82,10 +82,13 @@ class FiveCrownsUI(GameUI):
             went_out = form.get("went_out", "")
             hands = {}
             for i, name in enumerate(view["players"]):
-                if name == went_out:
-                    continue
                 cards = split_codes(form.get(f"cards-{i}", ""))
                 points = form.get(f"points-{i}", "").strip()
+                if name == went_out:
+                    if cards or points:  # refused, not dropped: the table meant something by it
+                        raise FormError(_("%(player)s went out: their hand scores 0, so leave their points and "
+                                          "cards empty.", player=name))
+                    continue
                 if cards:
                     hands[name] = {"cards": cards}
                 elif points:
