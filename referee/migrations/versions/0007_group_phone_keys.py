@@ -3,7 +3,7 @@ carries a group's token; exactly one of game_id and group_id is set
 
 Revision ID: 0007_group_phone_keys
 Revises: 0006_moves_one_game_index
-Create Date: 2026-11-29 10:00:00
+Create Date: 2026-11-27 14:00:00
 
 """
 import sqlalchemy as sa
