@@ -160,3 +160,28 @@ def table_client(app):
         return table
 
     return open_table
+
+
+@pytest.fixture
+def fresh_postgresql():
+    """``fresh_postgresql(prefix)``: the URL of a new, empty database on the suite's PostgreSQL server
+    (a migration or a start from nothing), each dropped at teardown."""
+    from uuid import uuid4
+
+    from sqlalchemy import create_engine
+
+    admin = create_engine(TEST_DATABASE_URL, isolation_level="AUTOCOMMIT")
+    made = []
+
+    def make(prefix: str) -> str:
+        name = f"{prefix}_{uuid4().hex[:8]}"
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        made.append(name)
+        return TEST_DATABASE_URL.rsplit("/", 1)[0] + "/" + name
+
+    yield make
+    with admin.connect() as connection:
+        for name in made:
+            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+    admin.dispose()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -461,19 +460,8 @@ def test_the_migration_goes_up_and_down_on_sqlite(tmp_path):
 
 @pytest.mark.skipif(not TEST_DATABASE_URL or not TEST_DATABASE_URL.startswith("postgresql"),
                     reason="needs the PostgreSQL server (TEST_DATABASE_URL)")
-def test_the_migration_goes_up_and_down_on_postgresql():
-    from sqlalchemy import create_engine
-
-    name = f"referee_groups_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(TEST_DATABASE_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        _migrate_down_and_up(TEST_DATABASE_URL.rsplit("/", 1)[0] + "/" + name)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
+def test_the_migration_goes_up_and_down_on_postgresql(fresh_postgresql):
+    _migrate_down_and_up(fresh_postgresql("referee_groups"))
 
 
 def _group_keys_down_and_up(url: str) -> None:
@@ -544,19 +532,8 @@ def test_the_group_keys_migration_goes_up_and_down_on_sqlite(tmp_path):
 
 @pytest.mark.skipif(not TEST_DATABASE_URL or not TEST_DATABASE_URL.startswith("postgresql"),
                     reason="needs the PostgreSQL server (TEST_DATABASE_URL)")
-def test_the_group_keys_migration_goes_up_and_down_on_postgresql():
-    from sqlalchemy import create_engine
-
-    name = f"referee_keys_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(TEST_DATABASE_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        _group_keys_down_and_up(TEST_DATABASE_URL.rsplit("/", 1)[0] + "/" + name)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
+def test_the_group_keys_migration_goes_up_and_down_on_postgresql(fresh_postgresql):
+    _group_keys_down_and_up(fresh_postgresql("referee_keys"))
 
 
 # ---------------------------------------------------------------- a phone's key to a group (issue 35)

@@ -5,10 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import uuid
 
 import pytest
-from sqlalchemy import create_engine, text
 
 PG = os.environ.get("TEST_DATABASE_URL")
 START = ("from referee import create_app; "
@@ -28,17 +26,8 @@ def test_masters_starting_together_on_a_fresh_sqlite_file(tmp_path):
 
 
 @pytest.mark.skipif(not PG, reason="needs the PostgreSQL server (TEST_DATABASE_URL)")
-def test_masters_starting_together_on_a_fresh_postgresql_database():
-    name = f"referee_race_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(PG, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        url = PG.rsplit("/", 1)[0] + "/" + name
-        for trial in range(2):
-            for result in start_together(url):
-                assert result.returncode == 0, (trial, result.stderr[-2000:])
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
+def test_masters_starting_together_on_a_fresh_postgresql_database(fresh_postgresql):
+    url = fresh_postgresql("referee_race")
+    for trial in range(2):
+        for result in start_together(url):
+            assert result.returncode == 0, (trial, result.stderr[-2000:])
