@@ -49,12 +49,12 @@ from string import Formatter
 from typing import Any, Callable, TypedDict
 
 from referee.errors import IllegalMove, InvalidInput, RuleError
-from referee.rules.fields import Field, Flag, Int, Player, Text as TextField, check_type
+from referee.rules.fields import Choice, Field, Flag, Int, Player, Text as TextField, check_type
 from referee.texts import N_, Joined, T, Text, joined
 
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "bind", "apply_move", "load_move",
            "allowed_moves", "public_state", "public_move", "next_state", "TABLE_RULINGS", "adjust_move",
-           "correction_move", "round_index", "replace_round"]
+           "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move"]
 
 
 class Outcome(TypedDict):
@@ -244,7 +244,9 @@ def apply_move(engine, state: dict, move: Any) -> dict:
     over = result["status"] == "finished"
     if over and not spec.table_rule:
         raise IllegalMove(result["rule"], T("The game is over: {reason}", reason=result["reason"]))
-    if kind not in engine.PHASES.get(state.get("phase"), ()):
+    if not recorded_now(engine, state, kind):
+        raise by_rounds_refusal(engine)
+    if kind not in engine.PHASES.get(state.get("phase"), ()) and kind != RECORD_MOVE:
         refuse = getattr(engine, "refuse_phase", None)
         raise refuse(state, kind) if refuse else default_refuse_phase(engine, state, kind)
     if spec.actor and clean.get(spec.actor) is not None:
@@ -297,9 +299,9 @@ def allowed_moves(engine, state: dict) -> dict:
     actors = _hook(engine, "actors", default_actors)
     choices = getattr(engine, "choices", None)
     found = {}
-    for kind in engine.PHASES.get(state.get("phase"), ()):
+    for kind in (*engine.PHASES.get(state.get("phase"), ()), *([RECORD_MOVE] if RECORD_MOVE in engine.MOVES else [])):
         spec = engine.MOVES[kind]
-        if over and not spec.table_rule:
+        if over and not spec.table_rule or not recorded_now(engine, state, kind):
             continue
         who = actors(state, kind) if spec.actor else None
         if who is not None and not who:
@@ -342,6 +344,8 @@ def public_state(engine, state: dict) -> dict:
     view.update(phase=state.get("phase"), round=view.get("round", state.get("round")),
                 events=list(state.get("events") or []), status=result["status"],
                 winners=list(result["winners"]), outcome=result, allowed=allowed_moves(engine, state))
+    if RECORD_MOVE in engine.MOVES:
+        view["record"] = record_mode(state)
     if "adjust" in engine.MOVES:
         view["adjustments"] = copy.deepcopy(state.get("adjustments") or [])
     return view
@@ -405,6 +409,10 @@ TABLE_RULINGS = {
            "it (at the end of the round, exchange or hand in progress; between them at once); a finished game's "
            "result changes only when the table says so.",
 }
+TABLE_RULINGS["T-4"] = (
+    "The table records every act as it happens (record: moves, the default, refereed in full) or each round "
+    "whole when it ends (record: rounds), checked as far as what it holds allows; it may switch between "
+    "rounds (switch_record), never inside one.")
 ADJUST_LIMIT = 1000  # a penalty or a forgotten bonus, not a new score sheet
 
 
@@ -476,7 +484,7 @@ def adjust_move(count: Callable[[dict, str, int], int], point: str,
 
 def correction_move(handler: Callable[[dict, dict], None], result: tuple[Field, ...], description: str,
                     rules: tuple[str, ...], offer: Callable[[dict], dict | None], last: int,
-                    what: str = N_("Round")) -> Move:
+                    what: str = N_("Round"), check: Callable[[dict], Any] | None = None) -> Move:
     """The ``correct_round`` move of a game whose rounds the table may enter whole (T-1): the round
     it replaces, why, the same ``result`` fields as the game's whole-round entry, and
     ``change_result``. ``handler`` scores the result again (``round_index``, ``replace_round``)."""
@@ -486,6 +494,7 @@ def correction_move(handler: Callable[[dict, dict], None], result: tuple[Field, 
                   Reason("reason", description=N_("Why: what was entered wrong, in a few words.")),
                   *result, CHANGE_RESULT),
         description, ("T-1", *rules), label=N_("Correct a round"), actor=None, table_rule="T-1", offer=offer,
+        check=check,
         says=lambda move, show: T("{what} {round} corrected: {reason}", what=what, round=move.get("round"),
                                   reason=move.get("reason")))
 
@@ -741,3 +750,76 @@ def or_names(names: list[str]) -> str:
 def ranked(totals: dict[str, int], lowest_wins: bool) -> list[str]:
     """Names in finishing order."""
     return sorted(totals, key=lambda n: totals[n] if lowest_wins else -totals[n])
+
+
+# ---------------------------------------------------------------- how the table records (T-4)
+# An engine that takes whole rounds names its round entry in ``WHOLE_ROUND`` (``round_result``,
+# ``hand_result``, ...), declares ``OPTIONS["record"] = record_option()``, keeps the mode in
+# ``state["record"]`` and lists ``record_move(...)`` as ``switch_record`` in its MOVES (not in its
+# PHASES: the switch is taken in every phase until the end, and itself refuses one inside a round).
+
+RECORD_MODES = ("moves", "rounds")
+RECORD_MOVE = "switch_record"
+
+
+def record_option() -> dict:
+    return {"default": "moves", "rule": "T-4", "schema": {"type": "string", "enum": list(RECORD_MODES)},
+            "description": "How the table records (T-4): 'moves', every act as it happens, refereed in full; or "
+                           "'rounds', each round entered whole when it ends. The table may switch between rounds."}
+
+
+def record_mode(state: dict) -> str:
+    return state.get("record") or "moves"  # a state stored before T-4 records moves
+
+
+def recorded_now(engine, state: dict, kind: str) -> bool:
+    """Whether a ``kind`` move fits the way the table records now (T-4): recording by rounds, only
+    the round entry, the switch and the table's own moves (T-1, T-2) are taken."""
+    whole = getattr(engine, "WHOLE_ROUND", None)
+    return (record_mode(state) != "rounds" or not whole or kind in (whole, RECORD_MOVE)
+            or engine.MOVES[kind].table_rule is not None)
+
+
+def by_rounds_refusal(engine) -> IllegalMove:
+    whole = engine.WHOLE_ROUND
+    return IllegalMove("T-4", T("The table records this game by rounds: enter each round whole ('{whole}') when it "
+                                "ends, or switch to recording moves between rounds ('{switch}').", whole=whole,
+                                switch=RECORD_MOVE), legal={"type": [whole, RECORD_MOVE]})
+
+
+def record_move(inside_round: Callable[[dict], Any], switched: Callable[[dict, str], None] | None = None) -> Move:
+    """The ``switch_record`` move (T-4): the table changes how it records, between rounds only.
+    ``inside_round(state)`` says why the state is inside a round (a marked text), or None between
+    rounds; ``switched(state, mode)`` does what the game needs on the change (a whole round skips
+    what only moves record, such as XIX's draft)."""
+
+    def handler(state: dict, move: dict) -> None:
+        mode, now = move["record"], record_mode(state)
+        if mode == now:
+            raise IllegalMove("T-4", T("The table already records this game by {mode}.", mode=_MODE_WORDS[mode]),
+                              legal={"record": [m for m in RECORD_MODES if m != now]})
+        why = inside_round(state)
+        if why is not None:
+            raise IllegalMove("T-4", T("The table switches how it records between rounds, never inside one: {why}",
+                                       why=why), legal={"record": []})
+        state["record"] = mode
+        if switched is not None:
+            switched(state, mode)
+        state["events"].append({"rule": "T-4", "text": T("From now on the table records {mode}.",
+                                                         mode=_MODE_WORDS[mode])})
+
+    def offer(state: dict) -> dict | None:
+        if inside_round(state) is not None:
+            return None
+        return {"record": [m for m in RECORD_MODES if m != record_mode(state)]}
+
+    return Move(
+        handler, (Choice("record", choices=RECORD_MODES,
+                         description=N_("moves: every act as it happens; rounds: each round whole when it ends.")),),
+        N_("The table changes how it records the game (T-4): move by move, or each round whole; between rounds "
+           "only."), ("T-4",), label=N_("Switch recording"), actor=None, offer=offer,
+        says=lambda move, show: T("The table records {mode} from here", mode=_MODE_WORDS.get(move.get("record"),
+                                                                                          move.get("record"))))
+
+
+_MODE_WORDS = {"moves": N_("move by move"), "rounds": N_("round by round")}

@@ -27,10 +27,10 @@ from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
     TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
     correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, player_option,
-    replace_round, resolve_options, round_index,
+    record_move, record_option, replace_round, resolve_options, round_index,
 )
 from referee.rules.fields import Card, Choice, Int, Player, Shaped
-from referee.texts import N_, T
+from referee.texts import N_, T, Text
 
 NAME = "nines"
 TITLE = "Nines"
@@ -56,7 +56,9 @@ OPTIONS = {
                                 "unused (N9-9).")},
     "joker_points": {"default": JOKER_POINTS, "schema": {"type": "integer", "enum": [-3, -2, -5]}, "rule": "N9-9",
                      "description": N_("House rule: a Joker's points outside a set, -3, -2 or -5 (N9-9).")},
+    "record": record_option(),
 }
+WHOLE_ROUND = "hand_result"  # a hand entered whole (T-4)
 RULINGS = {
     "G-1": "Players are listed in seat order; a player's left is the next one in the list.",
     "G-2": "The first dealer is the last player listed unless recorded; the service never deals.",
@@ -188,7 +190,9 @@ def new_game(players: list[str], options: dict | None = None) -> dict:
     joker = opts["joker_points"]
     state = {
         "players": players,
-        "options": {"decks": decks, "target": target, "dealer": dealer, "hands": hands, "joker_points": joker},
+        "options": {"decks": decks, "target": target, "dealer": dealer, "hands": hands, "joker_points": joker,
+                    "record": opts["record"]},
+        "record": opts["record"],
         "hand": 1,
         "dealer": dealer,
         "totals": {p: 0 for p in players},
@@ -400,7 +404,44 @@ def _read_grids(value: Any, state: dict) -> dict[str, list[str]]:
 
 
 def _hand_result(state: dict, move: dict) -> None:
-    _score_hand(state, _whole_hand(state, move["grids"]))
+    if "points" in move:
+        _score_hand(state, None, _whole_points(state, move["points"]))
+    else:
+        _score_hand(state, _whole_hand(state, move["grids"]))
+
+
+MAX_HAND_POINTS = 90  # N9-6: nine cards of 10 points, none in a set (J Q J / Q J Q / J Q J)
+
+
+def _read_points(value: Any, state: dict) -> dict[str, int]:
+    """``{name: points}``: a hand entered as each player's points (T-4)."""
+    points = {}
+    for name, given in get_field({"points": value}, "points", dict).items():
+        if name not in state["players"]:
+            raise InvalidInput(T("'{player}' is not a player in this game.", player=name))
+        points[name] = get_int({"points": given}, "points")
+    return points
+
+
+def _whole_points(state: dict, points: dict) -> dict:
+    """Every player's points of a hand entered whole (T-4), as far as points tell: a grid scores at
+    most 90 (N9-6), and below zero only with Jokers, of which the decks hold two each (N9-1)."""
+    missing = [p for p in state["players"] if p not in points]
+    if missing:
+        raise IllegalMove("N9-2", T("Every player's points are needed; missing: {players}.",
+                                    players=", ".join(missing)), legal=missing)
+    joker, decks = state["options"].get("joker_points", JOKER_POINTS), state["options"]["decks"]
+    lowest = min(CELLS, 2 * decks) * joker
+    for name in state["players"]:
+        if not lowest <= points[name] <= MAX_HAND_POINTS:
+            raise IllegalMove("N9-6", T("{player}'s {points} points cannot be a grid's score: a hand scores from "
+                                        "{lo} to {hi} (N9-6).", player=name, points=points[name], lo=lowest,
+                                        hi=MAX_HAND_POINTS), legal={"points": [lowest, MAX_HAND_POINTS]})
+    jokers = sum(-(points[name] // -joker) for name in state["players"] if points[name] < 0)
+    if jokers > 2 * decks:
+        raise IllegalMove("N9-1", T("Scores this far below zero need {n} Jokers, and {decks} decks hold {most}.",
+                                    n=jokers, decks=decks, most=2 * decks))
+    return {p: points[p] for p in state["players"]}
 
 
 def _whole_hand(state: dict, grids: dict) -> dict:
@@ -416,8 +457,15 @@ def _whole_hand(state: dict, grids: dict) -> dict:
 
 # ---------------------------------------------------------------- end of a hand, end of the game
 
-def _hand_entry(state: dict, hand: int, dealer: str, done: str | None, grids: dict) -> dict:
-    """A scored hand as ``rounds`` keeps it (its ``totals`` are added by the caller)."""
+def _hand_entry(state: dict, hand: int, dealer: str, done: str | None, grids: dict | None,
+                points: dict | None = None) -> dict:
+    """A scored hand as ``rounds`` keeps it (its ``totals`` are added by the caller): from every
+    final grid, or from each player's points when the table entered only those (T-4)."""
+    if grids is None:
+        return {"round": hand, "dealer": dealer, "done": done, "scores": dict(points),
+                "breakdown": {p: [{"rule": "T-4", "points": points[p], "detail": N_("Entered as points.")}]
+                              for p in state["players"]},
+                "sets": {}, "card_points": {}, "grids": {}}
     joker = state["options"].get("joker_points", JOKER_POINTS)
     results = {p: score_grid(grids[p], joker) for p in state["players"]}
     return {
@@ -438,20 +486,25 @@ def _over(state: dict, hand: int) -> bool:
     return hand >= fixed if fixed else max(state["totals"].values()) >= state["options"]["target"]
 
 
-def _score_hand(state: dict, grids: dict) -> None:
-    entry = _hand_entry(state, state["hand"], state["dealer"], state.get("done"), grids)
+def _score_hand(state: dict, grids: dict | None, points: dict | None = None) -> None:
+    entry = _hand_entry(state, state["hand"], state["dealer"], state.get("done"), grids, points)
     for p, points in entry["scores"].items():
         state["totals"][p] += points
     state["rounds"].append({**entry, "totals": dict(state["totals"])})
     if _over(state, state["hand"]):  # N9-7, N9-9
         best = min(state["totals"].values())
-        state.update({"phase": "finished", "to_play": None, "grids": {p: list(grids[p]) for p in grids},
+        state.update({"phase": "finished", "to_play": None, "grids": _final_grids(state, grids),
                       "winners": [p for p in state["players"] if state["totals"][p] == best],
                       "reveals_pending": [], "final_order": []})
         return
     state["hand"] += 1
     state["dealer"] = left_of(state["players"], state["dealer"])  # N9-8
     _start_hand(state)
+
+
+def _final_grids(state: dict, grids: dict | None) -> dict:
+    """The grids the finished table shows: the last hand's, face down where it was entered as points."""
+    return {p: list((grids or {}).get(p) or [None] * CELLS) for p in state["players"]}
 
 
 # ---------------------------------------------------------------- the table's corrections (T-1, T-2)
@@ -461,7 +514,9 @@ def _correct_hand(state: dict, move: dict) -> None:
     N9-5, N9-6); the totals follow, and then the end of the game (``_settle``)."""
     index = round_index(state, move["round"], state["hand"], what=N_("Hand"))
     old = state["rounds"][index]
-    entry = _hand_entry(state, old["round"], old["dealer"], old["done"], _whole_hand(state, move["grids"]))
+    entry = (_hand_entry(state, old["round"], old["dealer"], old["done"], None, _whole_points(state, move["points"]))
+             if "points" in move else
+             _hand_entry(state, old["round"], old["dealer"], old["done"], _whole_hand(state, move["grids"])))
     for p, points in replace_round(state, index, entry, move["reason"], what=N_("Hand")).items():
         state["totals"][p] += points
     _settle(state)
@@ -489,7 +544,7 @@ def _settle(state: dict) -> None:
                                                               hand=last["round"])})
         best = min(state["totals"].values())
         state.update({"phase": "finished", "to_play": None, "hand": last["round"], "dealer": last["dealer"],
-                      "done": last["done"], "grids": {p: list(grid) for p, grid in last["grids"].items()},
+                      "done": last["done"], "grids": _final_grids(state, last["grids"]),
                       "winners": [p for p in state["players"] if state["totals"][p] == best],
                       "reveals_pending": [], "final_order": []})
     elif state["phase"] == "finished":
@@ -624,9 +679,27 @@ _GRID = {"description": "9 card codes row by row, or 3 rows of 3.",
          "oneOf": [{"type": "array", "minItems": 9, "maxItems": 9, "items": {"type": "string"}},
                    {"type": "array", "minItems": 3, "maxItems": 3,
                     "items": {"type": "array", "minItems": 3, "maxItems": 3, "items": {"type": "string"}}}]}
-_HAND_RESULT = (Shaped("grids", shape={"type": "object", "additionalProperties": _GRID,
-                                      "description": "Every player's final grid: {name: grid}."},
-                       read=_read_grids),)
+_HAND_RESULT = (Shaped("grids", required=False, shape={"type": "object", "additionalProperties": _GRID,
+                                                      "description": "Every player's final grid: {name: grid}."},
+                       read=_read_grids),
+                Shaped("points", required=False,
+                       shape={"type": "object", "additionalProperties": {"type": "integer"},
+                              "description": "Or every player's points for the hand: {name: points} (T-4).",
+                              "example": {"Ann": 12, "Bob": -3}},
+                       read=_read_points))
+
+
+def _one_hand_form(move: dict) -> None:
+    if ("grids" in move) == ("points" in move):
+        raise InvalidInput(N_("A hand is entered with every player's final grid ('grids') or every player's points "
+                              "('points'): one of the two."))
+
+
+def _inside_hand(state: dict) -> Text | None:
+    """T-4: a dealt hand is finished as it began, move by move."""
+    if state["phase"] == "deal":
+        return None
+    return T("hand {hand} has been dealt: finish it move by move.", hand=state["hand"])
 
 
 def _correctable(state: dict) -> dict | None:
@@ -666,13 +739,17 @@ MOVES = {
         label=N_("Reveal every grid"), says=N_("Every other grid turned face up"), actor=None),
     "hand_result": Move(
         _hand_result, _HAND_RESULT,
-        N_("A whole hand scored from the final grids, recorded instead of its deal and turns."), ("N9-5", "N9-6"),
-        label=N_("Hand result"), says=N_("Hand result from the final grids"), actor=None),
+        N_("A whole hand, recorded instead of its deal and turns: scored from the final grids, or every "
+           "player's points as the table counted them (T-4)."), ("N9-5", "N9-6", "T-4"),
+        label=N_("Hand result"), says=lambda move, show: (N_("Hand result from the points") if "points" in move else
+                                                          N_("Hand result from the final grids")),
+        actor=None, check=_one_hand_form),
     "correct_round": correction_move(
         _correct_hand, _HAND_RESULT,
         N_("A finished hand's result entered wrong, replaced: the hand (round), why, and every player's final "
-           "grid as a hand result gives them; the totals follow (T-1)."),
-        ("N9-1", "N9-2", "N9-5", "N9-6", "N9-7"), _correctable, 10_000, what=N_("Hand")),
+           "grid or points as a hand result gives them; the totals follow (T-1)."),
+        ("N9-1", "N9-2", "N9-5", "N9-6", "N9-7"), _correctable, 10_000, what=N_("Hand"), check=_one_hand_form),
+    "switch_record": record_move(_inside_hand),
     "adjust": adjust_move(_adjust, N_("A point is a penalty point, as a hand scores them: the lowest total wins; "
                                       "the target is judged at the end of a hand (N9-7)."),
                           round_of=lambda state: state["hand"]),

@@ -23,10 +23,10 @@ from referee.cards import JOKER, parse_five_crowns
 from referee.rules.base import (
     TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind, check_keys, check_players,
     correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, player_option,
-    replace_round, resolve_options, round_index,
+    record_move, record_option, replace_round, resolve_options, round_index,
 )
 from referee.rules.fields import Card, Cards, Choice, Player, Shaped
-from referee.texts import N_, T
+from referee.texts import N_, T, Text
 from referee.rules.five_crowns.solver import (RANKS, best_discard, best_lay_down, can_meld_all, card_points,
                                               go_out_discard, is_wild, meld_kind, sort_key,
                                               wild_rank_of_round)
@@ -58,7 +58,9 @@ OPTIONS = {
                   "description": N_("A tie for the lowest total after round 11: 'share' (all tied "
                                     "players win) or 'play_off' (a six-card round, sixes wild, "
                                     "among the tied players) (FC-5).")},
+    "record": record_option(),
 }
+WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 
 RULINGS = {
     "FC-1": "Two 58-card decks (five suits, 3-K twice each, six Jokers); four decks for more "
@@ -100,7 +102,7 @@ def new_game(players, options=None) -> dict:
     dealer = player_option(opts, "dealer", players, rule="G-2") or players[-1]
     opts.update(decks=decks, dealer=dealer)
     state = {
-        "players": players, "options": opts, "winners": [],
+        "players": players, "options": opts, "winners": [], "record": opts["record"],
         "totals": {name: 0 for name in players}, "rounds": [],
     }
     _start_round(state, 1, dealer, list(players), play_off=False)
@@ -776,6 +778,14 @@ _ROUND_RESULT = (
            read=_read_hands))
 
 
+def _inside_round(state: dict) -> Text | None:
+    """T-4: a dealt round is finished as it began, move by move, or entered whole (round_result)."""
+    if state["phase"] == "deal":
+        return None
+    return T("round {round} has been dealt: finish it move by move, or enter it whole (round_result).",
+             round=state["round"])
+
+
 def _correctable(state: dict) -> dict | None:
     """The finished rounds a correction may replace (T-1)."""
     done = [entry["round"] for entry in state["rounds"]]
@@ -836,6 +846,7 @@ MOVES = {
         N_("A finished round's result entered wrong, replaced: the round, why, and the round again as a round "
            "result gives it (who went out, every other hand), scored with that round's wild rank; the totals "
            "follow (T-1)."), ("FC-4", "FC-5", "FC-6"), _correctable, ROUNDS + 1),
+    "switch_record": record_move(_inside_round),
     "adjust": adjust_move(_adjust, N_("A point is a penalty point, as a round scores them: the lowest total "
                                       "wins (FC-5).")),
 }
