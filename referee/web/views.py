@@ -314,10 +314,30 @@ def _qr_svg(url: str) -> Markup:
     return Markup(svg)
 
 
+_NOT_TYPED = frozenset({"csrf_token", "version", "idempotency_key"})
+MOST_KEPT = 2000  # characters of a refused form kept in the session cookie (which holds about 4 kB)
+
+
+def _typed(form) -> dict | None:
+    """What the table typed in a refused form, to fill it again (a 1 a.m. table never types a
+    round twice); None when it is too long to keep in the cookie."""
+    kept = {key: form.get(key) for key in form if key not in _NOT_TYPED}
+    return kept if sum(len(k) + len(v) for k, v in kept.items()) <= MOST_KEPT else None
+
+
+def _refill() -> dict:
+    """The fields of the form refused just before this page, ``type`` included; empty otherwise."""
+    for category, message in get_flashed_messages(with_categories=True):
+        if category == "refused" and isinstance(message, dict) and message.get("form"):
+            return message["form"]
+    return {}
+
+
 def _page_context(game, view: dict, holder: bool, live: bool = True) -> dict:
     ui = ui_for(game.game)
     engine = _engine(game.game)
     return {
+        "refill": _refill(),
         "game": game,
         "view": view,
         "engine": engine,
@@ -531,7 +551,7 @@ def move(game_id):
     except FormError as exc:
         if as_json:
             return _error_page(400, _("The move is incomplete"), str(exc), kind="incomplete-move")
-        flash({"detail": str(exc), "rule": None}, "refused")
+        flash({"detail": str(exc), "rule": None, "form": _typed(request.form)}, "refused")
         return back
     try:
         result = store.apply_move(form_write(game, key, payload), payload)
@@ -540,14 +560,15 @@ def move(game_id):
             return problem(exc.status, exc.title, exc.detail, exc.kind, rule=exc.rule, legal=exc.legal,
                            move=say(ui.describe(payload)),
                            badge=str(rules_pages.ruling(exc.rule, game.game, _("Ruling") + " ")) or None)
-        flash({"detail": say(exc.detail), "rule": exc.rule, "move": ui.describe(payload)}, "refused")
+        flash({"detail": say(exc.detail), "rule": exc.rule, "move": ui.describe(payload),
+               "form": _typed(request.form)}, "refused")
         return back
     except store.StoreError as exc:
         if exc.status == 412:
             detail = _("Another phone entered a move first: check the table and enter yours again.")
             if as_json:
                 return problem(412, exc.title, detail, exc.kind, headers=exc.headers)
-            flash({"detail": detail, "rule": None}, "refused")
+            flash({"detail": detail, "rule": None, "form": _typed(request.form)}, "refused")
             return back
         raise
     flash(ui.announce(result.body, payload), "announce")  # shown on the page the outbox reloads, too

@@ -162,9 +162,9 @@ def _game_finished(phone, base):
 def _game_refused(phone, base):
     join(phone, nines(base))
     page = phone.page
-    page.locator("details.advanced > summary").click()
+    page.locator("details#more > summary").click()
     page.locator("textarea[name=json]").fill('{"type": "turn", "player": "Ann", "source": "stock", "card": "7D"}')
-    page.locator("details.advanced button[type=submit]").click()
+    page.locator("details#more button[type=submit]").click()
     page.wait_for_selector("#refused")
 
 

@@ -186,8 +186,8 @@ def play(page, rank: str, suit: str):
 
 
 def send_json(page, move: str):
-    page.locator("details.advanced summary").click()
-    page.locator("details.advanced textarea[name=json]").fill(move)
+    page.locator("details#more summary").click()
+    page.locator("details#more textarea[name=json]").fill(move)
     page.get_by_role("button", name="Send the move").click()
 
 

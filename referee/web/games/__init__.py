@@ -175,7 +175,7 @@ class GameUI:
     own_forms: frozenset[str] = frozenset()
     # The table's own moves (T-1, T-2): the page offers them in every game, finished or not, with forms of
     # its own (the adjustment on the game page, a correction on its round's page), never among the others.
-    table_forms: frozenset[str] = frozenset({"adjust", "correct_round"})
+    table_forms: frozenset[str] = frozenset({"adjust", "correct_round", "switch_record"})
 
     def __init__(self, name: str):
         self.name = name

@@ -6,6 +6,7 @@ from flask_babel import pgettext
 
 from referee.web.games import (
     FormError, GameUI, correction_fields, game_over, int_or_text, phase_text, standard_cards, suit_rows,
+    whole_number,
 )
 
 CELLS = 9
@@ -54,6 +55,13 @@ class NinesUI(GameUI):
         if kind == "deal":
             return {"type": "deal", "discard": form.get("discard", ""),
                     "revealed": {p: grid_from(form, i, fill=False) for i, p in enumerate(players)}}
+        if kind == "hand_result" and form.get("by") == "points":  # T-4: each player's points
+            points = {}
+            for i, p in enumerate(players):
+                points[p] = whole_number(form.get(f"points-{i}", ""))
+                if points[p] is None:
+                    raise FormError(_("%(player)s's points must be a whole number.", player=p))
+            return {"type": "hand_result", "points": points}
         if kind == "hand_result":
             return {"type": "hand_result", "grids": {p: grid_from(form, i, fill=True) for i, p in enumerate(players)}}
         if kind == "correct_round":  # T-1: the hand again, as its hand result form gives it
@@ -81,8 +89,12 @@ class NinesUI(GameUI):
         return {p: grid_from(form, i, fill=True) for i, p in enumerate(view["players"])}
 
     def correction_values(self, view, entry):
-        """Every final grid of the hand, cell by cell."""
+        """Every final grid of the hand, cell by cell; or each player's points, when the hand was
+        entered as points (T-4)."""
         grids = entry.get("grids") or {}
+        if not grids:
+            return {"by": "points", **{f"points-{i}": str(entry["scores"].get(p, "")) for i, p in
+                                       enumerate(view["players"])}}
         return {f"g-{i}-{pos}": code for i, p in enumerate(view["players"])
                 for pos, code in enumerate(grids.get(p) or []) if code}
 
