@@ -48,7 +48,7 @@ from referee.driver_statements import DriverStatement
 from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
 from referee.names import check_names
 from referee.rules import get_engine
-from referee.rules.base import APPEND_ONLY, RuleError, load_move, public_state
+from referee.rules.base import APPEND_ONLY, RuleError, implied_actor, load_move, public_state
 from referee.texts import N_, T
 
 GAME_ID_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
@@ -1152,10 +1152,11 @@ def apply_move(request: WriteRequest, move: Any) -> WriteResult:
     def change(game: LockedGame) -> dict:
         engine = engine_for(game.game)
         applied.append(game.game)
-        state = engine.apply(game.state, move)  # RuleError leaves everything as it was
+        done = implied_actor(engine, game.state, move)  # the log names who made it
+        state = engine.apply(game.state, done)  # RuleError leaves everything as it was
         game.version += 1
         game.revision += 1
-        game.added = {"payload": move, "idempotency_key": request.idempotency_key,
+        game.added = {"payload": done, "idempotency_key": request.idempotency_key,
                       "checkpoint": state if checkpoint_due(game.version, state) else None}
         _announce(game, "move", announced)
         return _save_state(game, state)

@@ -69,7 +69,8 @@ class ExportGame(MethodView):
         put face down (G-5) that an import needs; without it, or during play, they are left out."""
         game = store.get_game(game_id)
         complete = _complete_allowed(game)
-        headers = {"Vary": "Authorization"}
+        # a download is saved under the game's name, as the score sheet is
+        headers = {"Vary": "Authorization", "Content-Disposition": f'inline; filename="{game.game}-{game.id}.json"'}
         if complete:
             headers["Cache-Control"] = "no-store"  # it holds cards nobody at the table has seen
         return records.export_record(game, complete=complete), 200, headers

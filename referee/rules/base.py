@@ -53,6 +53,7 @@ from referee.rules.fields import Choice, Field, Flag, Int, Player, Text as TextF
 from referee.texts import N_, Joined, T, Text, joined
 
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "bind", "apply_move", "load_move",
+           "implied_actor",
            "allowed_moves", "public_state", "public_move", "next_state", "TABLE_RULINGS", "adjust_move",
            "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move"]
 
@@ -109,8 +110,11 @@ class Move:
         """The JSON Schema of a move of this type (for the OpenAPI document and API clients)."""
         properties = {"type": {"type": "string", "enum": [kind]}}
         properties.update((f.name, f.schema()) for f in self.fields)
+        if self.actor in properties:  # implied when left out and only one player may make the move (G-1)
+            properties[self.actor] = {**properties[self.actor], "description": ACTOR_IMPLIED}
         return {"type": "object", "description": f"{self.description} ({', '.join(self.rules)})",
-                "properties": properties, "required": ["type", *(f.name for f in self.fields if f.required)],
+                "properties": properties,
+                "required": ["type", *(f.name for f in self.fields if f.required and f.name != self.actor)],
                 "additionalProperties": False}
 
     def listing(self, kind: str) -> dict:
@@ -172,6 +176,8 @@ class Move:
 
 
 NONE = N_("none")
+ACTOR_IMPLIED = ("The player who makes the move. Left out, it is the one player who may make it now (the player to "
+                 "play); when several may, it must be given.")
 
 
 def show_value(value: Any, show: Callable[[Any], str] = str) -> str:
@@ -231,7 +237,18 @@ def move_kind(engine, move: Any) -> str:
 def load_move(engine, state: dict, move: Any) -> tuple[str, dict]:
     """The move's type and its clean fields, or ``InvalidInput`` for a malformed move."""
     kind = move_kind(engine, move)
-    return kind, engine.MOVES[kind].load(move, state)
+    return kind, engine.MOVES[kind].load(implied_actor(engine, state, move), state)
+
+
+def implied_actor(engine, state: dict, move: Any) -> Any:
+    """``move`` with the player who makes it filled in when it names none and exactly one player may
+    make it now: the player to play is implied (a tap per card; a move queued offline after another
+    is made by whoever is to play when it arrives). The log keeps the move so completed."""
+    spec = engine.MOVES.get(move.get("type")) if isinstance(move, dict) and isinstance(move.get("type"), str) else None
+    if spec is None or not spec.actor or spec.actor in move:
+        return move
+    who = _hook(engine, "actors", default_actors)(state, move["type"])
+    return {**move, spec.actor: who[0]} if who is not None and len(who) == 1 else move
 
 
 def apply_move(engine, state: dict, move: Any) -> dict:
@@ -764,8 +781,9 @@ RECORD_MOVE = "switch_record"
 
 def record_option() -> dict:
     return {"default": "moves", "rule": "T-4", "schema": {"type": "string", "enum": list(RECORD_MODES)},
-            "description": "How the table records (T-4): 'moves', every act as it happens, refereed in full; or "
-                           "'rounds', each round entered whole when it ends. The table may switch between rounds."}
+            "description": N_("How the table records (T-4): 'moves', every act as it happens, refereed in full; or "
+                              "'rounds', each round entered whole when it ends. The table may switch between "
+                              "rounds.")}
 
 
 def record_mode(state: dict) -> str:

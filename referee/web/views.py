@@ -405,8 +405,8 @@ def new_game(name):
             error = exc
         else:
             _remember(game.id, key)
-            flash(_("Game started. Share it with the links below."), "info")
-            return redirect(url_for(".share", game_id=game.id))
+            flash(_("Game started. Share it from Share, at the top."), "info")
+            return redirect(url_for(".game_page", game_id=game.id))  # the table plays first; Share is one tap
     status = 422 if error else 200
     return render_template("new.html", engine=engine, ui=ui, values=values, error=error, held=held), status
 

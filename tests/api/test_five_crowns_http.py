@@ -220,3 +220,15 @@ def test_final_turns_as_the_cards_alone_over_http(api):
     assert record["hands"]["Dan"] == {"melds": [["7C", "8C", "9C"]], "leftover": []}
     log = api.log(game)["moves"]
     assert log[-1]["move"] == {"type": "final_turn", "player": "Dan", "cards": ["7C", "8C", "9C", "10D"]}
+
+
+def test_a_move_without_its_player_is_logged_with_the_player_implied(api):
+    """G-1: the one player who may make the move now is implied, and the log names them (so the
+    move reads aloud and replays the same)."""
+    game = api.create("five-crowns", ["Ann", "Bob"])
+    api.move(game, {"type": "deal", "discard": "3H"})
+    state = api.move(game, {"type": "draw", "source": "stock"})
+    assert state["hand_sizes"]["Ann"] == 4
+    logged = api.log(game)
+    moves = logged["moves"] if isinstance(logged, dict) else logged
+    assert moves[-1]["move"] == {"type": "draw", "source": "stock", "player": "Ann"}

@@ -436,3 +436,12 @@ def test_during_play_even_the_token_gets_no_face_down_card(client, api):
         raise AssertionError("no XIX game in play traded a closed card")
     assert record["complete"] is False
     assert record == {**export(client, game, token=False), "exported_at": record["exported_at"]}
+
+
+def test_the_json_export_is_saved_under_the_games_name_as_the_score_sheet_is(client, api):
+    """Issue 33: the JSON download was saved as "export"; it takes the game's name, like the CSV."""
+    game = api.create("nines", ["Ann", "Bob"])
+    disposition = client.get(f"/api/v1/games/{game['id']}/export").headers["Content-Disposition"]
+    assert disposition == f'inline; filename="nines-{game["id"]}.json"'
+    assert client.get(f"/api/v1/games/{game['id']}/export.csv").headers["Content-Disposition"] == \
+        f'attachment; filename="nines-{game["id"]}.csv"'

@@ -123,3 +123,20 @@ def test_a_hand_entry_needs_every_player_and_one_form_N9_2():
         nines.apply(state, {"type": "hand_result"})
     with pytest.raises(InvalidInput):
         nines.apply(state, {"type": "hand_result", "points": {"Ann": "3", "Bob": 1}})
+
+
+# ---------------------------------------------------------------- the player to play is implied
+
+def test_a_move_that_names_no_player_is_made_by_the_one_player_to_play_G1():
+    """A tap per card, and a move queued offline after another, name no player: the one player who
+    may make the move now is implied; where several may (a Nines reveal), the player is needed."""
+    state = five_crowns.apply(five_crowns.new_game(["Ann", "Bob"]), {"type": "deal", "discard": "3H"})
+    drawn = five_crowns.apply(state, {"type": "draw", "source": "stock"})
+    assert drawn["hand_sizes"]["Ann"] == 4 and drawn["to_play"] == "Ann"   # Ann, Bob dealing (G-2)
+    schema = five_crowns.MOVES["draw"].schema("draw")
+    assert "player" not in schema["required"] and "Left out" in schema["properties"]["player"]["description"]
+    game = nines.new_game(["Ann", "Bob", "Cy"])
+    game["phase"], game["reveals_pending"], game["done"] = "reveal", ["Bob", "Cy"], "Ann"
+    with pytest.raises(InvalidInput) as caught:
+        nines.apply(game, {"type": "reveal", "grid": ["2H"] * 9})
+    assert "player" in caught.value.detail

@@ -46,7 +46,7 @@ def test_a_refused_move_is_flashed_in_german(client):
     token = csrf(client, "/new/ninety-nine")
     started = client.post("/new/ninety-nine", data={"csrf_token": token, "players": "Ann\nBob"})
     assert started.status_code == 302, started.get_data(as_text=True)
-    game_id = re.search(r"/g/([^/]+)/share", started.headers["Location"]).group(1)
+    game_id = re.fullmatch(r"/g/([^/]+)", started.headers["Location"]).group(1)
     token = csrf(client, f"/g/{game_id}")
     client.post(f"/g/{game_id}/move", data={"csrf_token": token, "type": "play", "player": "Bob", "rank": "5",
                                              "suit": "S"})

@@ -49,7 +49,7 @@ def start(client, game: str, players: str, group: str | None = None, **options) 
         data["group"] = group
     response = client.post(f"/new/{game}", data=data)
     assert response.status_code == 302, response.get_data(as_text=True)
-    return re.search(r"/g/([^/]+)/share", response.headers["Location"]).group(1)
+    return re.fullmatch(r"/g/([^/]+)", response.headers["Location"]).group(1)
 
 
 def play_99(client, game_id: str, plays=QUICK_99):
@@ -540,8 +540,8 @@ def phone_start(page, group_id: str, title: str, players: str, **options) -> str
     page.get_by_label(re.compile("Players, one name per line")).fill(players)
     for key, value in options.items():
         page.get_by_label(re.compile(f"^{key}", re.IGNORECASE)).fill(value)
-    page.get_by_role("button", name="Start the game").click()
-    page.get_by_role("link", name="Go to the game").click()
+    page.get_by_role("button", name="Start the game").click()  # lands on the game
+    page.wait_for_url(re.compile(r".*/g/[\w-]+$"))
     return re.search(r"/g/([\w-]+)", page.url).group(1)
 
 
@@ -654,7 +654,8 @@ def test_correct_a_five_crowns_round_and_adjust_a_score(phone, live_server):
     form.get_by_role("button", name="Score the round").click()
     standings = page.locator("#scores table.standings")
     expect(standings.locator("tr", has_text="Bob").locator("td")).to_have_text("10")
-    # correct it: the form comes filled with the round as entered
+    # correct it: the form comes filled with the round as entered (from the round's breakdown, closed)
+    page.locator("details.breakdown summary").first.click()
     page.get_by_role("link", name=re.compile("Correct this round")).click()
     correct = page.locator("#correct-form")
     expect(correct.locator("input[name='points-1']")).to_have_value("10")

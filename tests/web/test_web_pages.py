@@ -16,7 +16,7 @@ def csrf(client, path="/new/ninety-nine") -> str:
 def start(client, players="Ann\nBob\nCid", **options) -> str:
     response = client.post("/new/ninety-nine", data={"csrf_token": csrf(client), "players": players, **options})
     assert response.status_code == 302, response.get_data(as_text=True)
-    return re.search(r"/g/([^/]+)/share", response.headers["Location"]).group(1)
+    return re.fullmatch(r"/g/([^/]+)", response.headers["Location"]).group(1)
 
 
 def test_index_lists_the_games(client):

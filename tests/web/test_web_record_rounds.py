@@ -71,3 +71,23 @@ def test_nines_points_only_hands_to_the_target_and_a_refused_hand_kept(phone, li
     final = state(live_server, game)
     assert final["status"] == "finished" and final["winners"] == ["Ann"]
     assert final["standings"] == {"Ann": 3, "Bob": 33, "Cy": 63, "Dee": 93}
+
+
+GRIDS = {"Ann": ["2H", "2S", "2D", "5H", "5S", "5D", "KH", "KS", "KD"],
+         "Bob": ["3H", "3S", "3D", "4H", "4S", "4D", "AH", "AS", "AD"],
+         "Cy": ["6H", "7S", "8D", "9H", "10S", "JD", "QH", "KC", "AC"],
+         "Dee": ["2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "10C"]}
+
+
+def test_a_nines_page_after_one_hand_keeps_the_sheet_in_view(phone, live_server):
+    """Issue 33: after one hand the page was 4,047 px tall at 390 px, the breakdown open under the
+    sheet. The breakdown is closed now: the sheet and the next hand's form are a few screens away."""
+    game, page = table_phone(phone, live_server, "nines", PLAYERS)
+    response = requests.post(f"{live_server}/api/v1/games/{game['id']}/moves", timeout=5, json={
+        "type": "hand_result", "grids": GRIDS}, headers={"Authorization": f"Bearer {game['token']}"})
+    assert response.status_code == 201, response.text
+    page.reload()
+    assert page.locator("details.breakdown[open]").count() == 0
+    height = page.evaluate("document.documentElement.scrollHeight")
+    print(f"Nines page after one hand, 4 players, 390 px wide: {height} px")
+    assert height < 3500  # 4,047 before, the breakdown open

@@ -39,8 +39,7 @@ def test_a_game_registered_by_a_test_is_played_on_the_phone(sixth_game, phone, l
     page.get_by_role("link", name="High card").click()
     page.locator("textarea[name=players]").fill("Ann\nBob")
     page.locator("input[name=target]").fill("2")
-    page.get_by_role("button", name="Start the game").click()
-    page.get_by_role("link", name="Go to the game").click()
+    page.get_by_role("button", name="Start the game").click()  # lands on the game
     expect(page.locator("form[data-move=show] select[name=player] option")).to_have_count(2)
 
     show(page, "Ann", "KS")

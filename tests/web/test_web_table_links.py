@@ -35,7 +35,7 @@ def start(client) -> str:
     response = client.post("/new/ninety-nine", data={"csrf_token": csrf(client, "/new/ninety-nine"),
                                                      "players": "Ann\nBob\nCid"}, headers=UA)
     assert response.status_code == 302
-    return re.search(r"/g/([^/]+)/share", response.headers["Location"]).group(1)
+    return re.fullmatch(r"/g/([^/]+)", response.headers["Location"]).group(1)
 
 
 def share_code(client, game_id: str) -> str:
@@ -274,7 +274,7 @@ def test_the_cookie_is_secure_over_https_and_not_over_plain_http(app, client):
         assert "Secure" not in set_cookie_of(app.test_client().get("/new/ninety-nine", headers=headers)), headers
 
 
-def test_behind_a_trusted_proxy_the_cookie_and_the_links_are_https(database_url):
+def test_behind_a_trusted_proxy_the_cookie_and_the_links_are_https(app, database_url):  # app: the tables exist
     proxied = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "AUTO_MIGRATE": False, "TESTING": True,
                           "SECRET_KEY": "test-secret", "RATELIMIT_ENABLED": False, "TRUSTED_PROXIES": 1})
     phone = proxied.test_client()
@@ -284,7 +284,7 @@ def test_behind_a_trusted_proxy_the_cookie_and_the_links_are_https(database_url)
     token = re.search(r'name="csrf_token" value="([^"]+)"', response.get_data(as_text=True)).group(1)
     created = phone.post("/new/ninety-nine", data={"csrf_token": token, "players": "Ann\nBob"}, headers=https)
     assert created.status_code == 302 and "; Secure" in set_cookie_of(created)
-    game_id = re.search(r"/g/([^/]+)/share", created.headers["Location"]).group(1)
+    game_id = re.search(r"/g/([^/]+)$", created.headers["Location"]).group(1)
     share = phone.get(f"/g/{game_id}/share", headers=https).get_data(as_text=True)
     assert re.search(rf'id="table-link" href="https://referee\.example/g/{game_id}/join#', share)
 
@@ -307,7 +307,9 @@ def test_a_shared_link_joins_a_second_phone_until_it_is_revoked(phones, live_ser
     keeper.goto("/new/ninety-nine")
     page.get_by_label(re.compile("Players, one name per line")).fill("Ann\nBob")
     page.get_by_role("button", name="Start the game").click()
-    game_id = re.search(r"/g/([^/]+)/share", page.url).group(1)
+    page.wait_for_url(re.compile(r".*/g/[^/]+$"))
+    game_id = re.fullmatch(r".*/g/([^/]+)", page.url).group(1)   # the game first, Share one tap away
+    page.get_by_role("link", name="Share").click()
     page.locator("#keys").wait_for()
     page.get_by_text("Show the table link").click()
     url = page.locator("#table-link").get_attribute("href")

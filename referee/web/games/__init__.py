@@ -258,6 +258,9 @@ class GameUI:
         """How the start form offers an option, read from its JSON Schema: a list of choices (an
         enum, yes/no), a number, or free text."""
         schema = spec.get("schema") or {}
+        if name == "record":  # T-4: what the table will enter, in its own words
+            return {"kind": "choice", "choices": [("moves", _("Every move: the referee checks each one")),
+                                                  ("rounds", _("Only the score: each round whole when it ends"))]}
         if schema.get("type") == "boolean":
             return {"kind": "choice", "choices": [("", _("Default")), ("true", _("Yes")), ("false", _("No"))]}
         if "enum" in schema:

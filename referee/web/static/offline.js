@@ -121,6 +121,19 @@
       return fields;
     }
 
+    /* Whether the form's field holds what the page put there (a hidden field, a select left at its
+       preselected option), not a choice the table made. */
+    function untouched(form, name) {
+      var el = form.elements[name];
+      if (!el) return false;
+      if (el.type === "hidden") return true;
+      if (el.tagName === "SELECT") {
+        var chosen = el.options[el.selectedIndex];
+        return !!chosen && chosen.defaultSelected;
+      }
+      return false;
+    }
+
     function valueOf(fields, name) {
       var found = fields.filter(function (f) { return f[0] === name; })[0];
       return found ? found[1] : "";
@@ -366,6 +379,11 @@
       }
       e.preventDefault();
       var fields = fieldsOf(form);
+      if (entries.some(function (x) { return x.state === "waiting"; }) && untouched(form, "player")) {
+        /* queued after another move: the page's player to play is stale; left out, the player is
+           whoever is to play when the move arrives (the service implies the player to play) */
+        fields = fields.filter(function (f) { return f[0] !== "player"; });
+      }
       outbox.keep({ game: game, action: moveUrl, fields: fields, key: outbox.freshKey(),
                     version: valueOf(fields, "version"), words: words })
         .then(function () {
