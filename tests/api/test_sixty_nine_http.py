@@ -235,3 +235,92 @@ def test_a_pulled_scramble_is_the_pullers_and_every_other_move_cites_s69_9_over_
         api.refused(game, move, "S69-9")
     body = api.move(game, {"type": "scramble", "player": "p3"})         # declined: the table stays
     assert body["phase"] == "turn" and body["to_play"] == "p4" and body["pending_scramble"] is None
+
+
+# ---------------------------------------------------------------- recorded by rounds (T-4), corrected (T-1)
+
+def _round(emptied, **forms):
+    return {"type": "round_result", "emptied": emptied, "players": forms}
+
+
+def test_a_whole_game_recorded_by_rounds_over_http(api):
+    """T-4: only round results (and the table's own moves) are taken; each round is scored (S69-11),
+    the next dealer sits left of whoever emptied their hand (S69-12), the game ends at the target, a
+    round entered wrong is corrected (T-1), and undo takes a round back."""
+    game = api.create(GAME, PLAYERS, {"record": "rounds"})
+    assert game["record"] == "rounds" and game["options"]["record"] == "rounds"
+    assert set(game["allowed"]) == {"round_result", "switch_record", "adjust"}
+    assert game["allowed"]["round_result"]["choices"] == {"emptied": PLAYERS}
+    problem = api.refused(game, {"type": "deal", "dealer": CAT, "flip": "5A"}, "T-4")
+    assert problem["legal"] == {"type": ["round_result", "switch_record"]}
+    body = api.move(game, _round(ANN, Ann={"captured": [["6A", "9B", "7C", "8D", "0E", "5F"], ["WILD", "LOCK",
+                                                                                             "SCRAMBLE"]]},
+                                 Bob={"captured": [["5A", "5B", "5C"]], "hand": 2}, Cat={"points": 4}))
+    assert body["rounds"][0]["scores"] == {ANN: 20, BOB: 1, CAT: 4} and body["standings"] == {ANN: 20, BOB: 1, CAT: 4}
+    assert body["rounds"][0]["recorded"] == "rounds" and body["dealer"] == BOB and body["round"] == 2
+    assert body["allowed"]["correct_round"]["choices"] == {"round": [1]}
+    # refused entries: a 422 citing the ruling, and nothing changes
+    api.refused(game, _round(ANN, Ann={"captured": [["5D", "5E"]]}, Bob={"points": 0}, Cat={"points": 0}), "S69-4")
+    api.refused(game, _round(ANN, Ann={"captured": [["1A", "2A", "3B"]]}, Bob={"points": 0}, Cat={"points": 0}),
+                "S69-2")
+    api.refused(game, _round(ANN, Ann={"points": 0}, Bob={"captured": [], "hand": 12}, Cat={"points": 0}), "S69-8")
+    api.refused(game, _round(ANN, Ann={"points": 0}, Bob={"points": 0}), "S69-11")
+    api.move(game, _round(ANN, Ann={"points": 0}, Bob={"points": "7"}, Cat={"points": 0}), expect=422)
+    for emptied, scores in ((BOB, (20, 30, 5)), (CAT, (30, 10, 0))):
+        body = api.move(game, _round(emptied, **{p: {"points": n} for p, n in zip(PLAYERS, scores)}))
+    assert body["status"] == "finished" and body["winners"] == [ANN] and body["standings"][ANN] == 70
+    assert body["outcome"]["rule"] == "S69-12" and body["round"] == 3
+    # a correction that would change who won needs the table's say-so (T-1, T-3)
+    fix = {"type": "correct_round", "round": 3, "reason": "Ann's 30 were Bob's", "emptied": CAT,
+           "players": {ANN: {"points": 0}, BOB: {"points": 40}, CAT: {"points": 0}}}
+    assert api.refused(game, fix, "T-1")["legal"] == {"change_result": True}
+    body = api.move(game, {**fix, "change_result": True})
+    assert body["status"] == "finished" and body["winners"] == [BOB] and body["standings"] == {ANN: 40, BOB: 71, CAT: 9}
+    assert body["rounds"][2]["corrections"][0]["replaced"]["scores"][ANN] == 30
+    assert [m["move"]["type"] for m in api.log(game)["moves"]] == ["round_result"] * 3 + ["correct_round"]
+    back = api.undo(game)
+    assert back["winners"] == [ANN] and back["rounds"][2]["scores"][ANN] == 30
+    assert "corrections" not in back["rounds"][2]
+
+
+def test_the_table_switches_how_it_records_between_rounds_over_http(api):
+    """T-4: a round refereed move by move, then the switch (only between rounds), rounds entered
+    whole, and back; a round refereed move by move is adjusted, never corrected (T-1)."""
+    game = api.create(GAME, PLAYERS, {"dealer": ANN})
+    assert game["record"] == "moves" and {"deal", "round_result", "switch_record"} <= set(game["allowed"])
+    body = api.move(game, {"type": "deal", "dealer": ANN, "flip": "2A"})
+    assert "switch_record" not in body["allowed"] and "round_result" not in body["allowed"]
+    api.refused(game, {"type": "switch_record", "record": "rounds"}, "T-4")
+    api.refused(game, _round(BOB, **{p: {"points": 0} for p in PLAYERS}), "T-4")
+    # a quick round by moves: Bob empties his hand in three plays
+    api.move(game, {"type": "play", "player": BOB, "set": 1, "cards": ["3B", "4C", "5D", "6E", "7F"]})
+    body = api.move(game, {"type": "flip", "player": BOB, "card": "9A"})   # six cards: captured at once (S69-6)
+    assert body["captured"][BOB][0]["cards"] == ["2A", "3B", "4C", "5D", "6E", "7F"] and body["to_play"] == CAT
+    for player, card in ((CAT, "1B"), (ANN, "1C")):
+        api.move(game, {"type": "pass", "player": player, "flip": card})
+    body = api.move(game, {"type": "play", "player": BOB, "set": 2, "cards": ["8B", "7C", "6D", "5E"]})
+    assert body["hand_sizes"][BOB] == 1 and body["phase"] == "chances"
+    api.move(game, {"type": "pass_chances"})
+    api.move(game, {"type": "flip", "player": BOB, "card": "3E"})
+    for player, card in ((CAT, "3F"), (ANN, "4A")):
+        body = api.move(game, {"type": "pass", "player": player, "flip": card})
+    set_id = next(s["id"] for s in body["table"] if s["cards"] == ["3F"])
+    body = api.move(game, {"type": "play", "player": BOB, "set": set_id, "cards": ["4B"]})
+    assert body["phase"] == "round_over" and len(body["rounds"]) == 1 and body["rounds"][0]["emptied"] == BOB
+    assert body["dealer"] == CAT and "correct_round" not in body["allowed"]
+    moved = body["standings"]
+    problem = api.refused(game, {"type": "correct_round", "round": 1, "reason": "x", "emptied": BOB,
+                                 "players": {p: {"points": 0} for p in PLAYERS}}, "T-1")
+    assert "adjust" in problem["detail"]
+    # between rounds: the switch, then rounds entered whole
+    body = api.move(game, {"type": "switch_record", "record": "rounds"})
+    assert body["record"] == "rounds" and body["events"][-1]["rule"] == "T-4"
+    assert set(body["allowed"]) == {"round_result", "switch_record", "adjust"}
+    body = api.move(game, _round(CAT, Ann={"points": 5}, Bob={"points": 6}, Cat={"points": 7}))
+    assert body["standings"] == {p: moved[p] + n for p, n in zip(PLAYERS, (5, 6, 7))} and body["dealer"] == ANN
+    assert body["allowed"]["correct_round"]["choices"] == {"round": [2]}
+    body = api.move(game, {"type": "switch_record", "record": "moves"})
+    body = api.move(game, {"type": "deal", "dealer": ANN, "flip": "4F"})
+    assert body["phase"] == "turn" and body["round"] == 3 and body["to_play"] == BOB
+    assert [m["move"]["type"] for m in api.log(game)["moves"]][-4:] == ["switch_record", "round_result",
+                                                                         "switch_record", "deal"]

@@ -352,11 +352,10 @@ def test_adjust_xix_counts_at_once_and_the_end_is_judged_at_the_exchange_end():
 
 # ---------------------------------------------------------------- only where it makes sense
 
-def test_games_scored_move_by_move_take_no_correction_and_the_sixth_game_knows_none_of_it():
-    for engine, players in ((ninety_nine, P3), (sixty_nine, P3), (xix, P3[:2])):
-        state = engine.new_game(players)
-        error = refused_by(engine, state, n9_fix(1), IllegalMove, "T-1")
-        assert error.legal == ["adjust"]
+def test_the_sixth_game_knows_none_of_the_table_moves():
+    """Every game now takes corrections of rounds entered whole (T-1, T-4); a round refereed move by
+    move is refused in each game's own tests (test_*_rounds.py). A game that declares neither move
+    knows neither."""
     state = high_card.new_game(P3)
     assert "adjust" not in high_card.allowed(state) and "adjustments" not in public_state(high_card, state)
     refused_by(high_card, state, adjust("Bob", 1), InvalidInput)

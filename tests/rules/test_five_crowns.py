@@ -231,7 +231,7 @@ def test_fc2_rounds_wilds_and_fc7_dealer_rotation(game):
 
 def test_fc7_stock_reshuffles_discards_but_top():
     state = play(fc.new_game(["Ann", "Bob"]), deal("KS"))
-    assert public_state(fc, state)["stock_size"] == 116 - 2 * 3 - 1
+    assert public_state(fc, state)["draw_pile"] == 116 - 2 * 3 - 1
     names = ["Ann", "Bob"]
     codes = [r + s for r in fc.RANKS for s in "*HCSD"] * 2 + ["JK"] * 6
     codes.remove("KS")                             # one KS is the first discard
@@ -239,10 +239,10 @@ def test_fc7_stock_reshuffles_discards_but_top():
         name = names[turn % 2]
         state = play(state, draw(name), discard(name, codes[turn]))
     view = public_state(fc, state)
-    assert view["stock_size"] == 0 and view["discard_pile_size"] == 110
+    assert view["draw_pile"] == 0 and view["discard_pile_size"] == 110
     state = fc.apply(state, draw("Bob"))           # the pile but its top becomes the stock
     view = public_state(fc, state)
-    assert view["stock_size"] == 108 and view["discard_top"] == codes[108]
+    assert view["draw_pile"] == 108 and view["discard_top"] == codes[108]
     assert view["discard_pile_size"] == 1
 
 
@@ -618,11 +618,11 @@ def test_judge_meld_wild_forms():
 
 def test_interface_metadata():
     assert fc.NAME == "five-crowns" and fc.PLAYERS == (2, 21)
-    assert set(fc.RULINGS) == {f"FC-{i}" for i in range(1, 9)} | {"G-1", "G-2"} | {"T-1", "T-2"}
+    assert set(fc.RULINGS) == {f"FC-{i}" for i in range(1, 9)} | {"G-1", "G-2"} | {"T-1", "T-2", "T-4"}
     assert set(fc.MOVES) == {"deal", "draw", "discard", "go_out", "final_turn", "round_result", "correct_round",
-                             "adjust"}
+                             "switch_record", "adjust"}
     assert set(fc.JUDGES) == {"hand", "meld"}
-    assert set(fc.OPTIONS) == {"decks", "dealer", "round_order", "tie_break"}
+    assert set(fc.OPTIONS) == {"decks", "dealer", "round_order", "tie_break", "record"}
 
 
 # ---------------------------------------------------------------- properties

@@ -83,7 +83,7 @@ def reach_final_turns(state):
 def test_default_decks_follow_n9_1(count, decks):
     state = nines.new_game([f"p{i}" for i in range(count)], None)
     assert view(state)["decks"] == decks
-    assert view(state)["stock"] == 54 * decks
+    assert view(state)["draw_pile"] == 54 * decks
 
 
 def test_table_may_choose_more_decks_but_not_fewer():
@@ -137,8 +137,8 @@ def test_recorded_dealer_moves_the_first_player():  # G-1: left of Ann is Bob; o
 
 
 def test_module_declares_every_ruling_and_move():
-    assert set(nines.RULINGS) == {"G-1", "G-2"} | {f"N9-{i}" for i in range(1, 10)} | {"T-1", "T-2"}
-    assert set(nines.MOVES) == {"deal", "turn", "reveal", "reveal_all", "hand_result", "correct_round", "adjust"}
+    assert set(nines.RULINGS) == {"G-1", "G-2"} | {f"N9-{i}" for i in range(1, 10)} | {"T-1", "T-2", "T-4"}
+    assert set(nines.MOVES) == {"deal", "turn", "reveal", "reveal_all", "hand_result", "correct_round", "switch_record", "adjust"}
     assert nines.NAME == "nines" and set(nines.JUDGES) == {"grid"}
 
 
@@ -150,7 +150,7 @@ def test_deal_records_face_up_cards_discard_and_stock():
     assert v["grids"]["Ann"] == ["2H", None, None, None, "3S", None, None, None, "KD"]
     assert v["grids"]["Bob"][1:4] == ["QH", "JK", "9C"]
     assert v["discard_top"] == "5H" and v["discard_pile"] == ["5H"]
-    assert v["stock"] == 108 - 27 - 1
+    assert v["draw_pile"] == 108 - 27 - 1
 
 
 def test_deal_accepts_forgiving_codes_and_int_positions():
@@ -167,7 +167,7 @@ def test_deal_stock_with_more_players_and_decks():
             "revealed": {p: {"0": "AS", "1": "KS", "2": "QS"} if i < 3 else {"0": "4D", "5": "5D", "8": "6D"}
                          for i, p in enumerate(players)}}
     v = view(dealt(players, None, deal))
-    assert v["decks"] == 3 and v["stock"] == 162 - 36 - 1
+    assert v["decks"] == 3 and v["draw_pile"] == 162 - 36 - 1
 
 
 @pytest.mark.parametrize("cells", [{"0": "2H", "4": "3S"}, {"0": "2H", "4": "3S", "8": "KD", "7": "KC"}, {}])
@@ -236,13 +236,13 @@ def test_stock_card_into_face_down_position_reveals_and_discards_it():
     v = view(play(dealt(), turn("Ann", "stock", "7D", 1, "9D")))
     assert v["grids"]["Ann"][1] == "7D"
     assert v["discard_top"] == "9D" and v["discard_pile"] == ["5H", "9D"]
-    assert v["stock"] == 79 and v["to_play"] == "Bob"
+    assert v["draw_pile"] == 79 and v["to_play"] == "Bob"
 
 
 def test_discard_top_into_face_up_position_discards_the_known_card():
     state = play(dealt(), turn("Ann", "discard", "5H", 0))
     v = view(state)
-    assert v["grids"]["Ann"][0] == "5H" and v["discard_pile"] == ["2H"] and v["stock"] == 80
+    assert v["grids"]["Ann"][0] == "5H" and v["discard_pile"] == ["2H"] and v["draw_pile"] == 80
     # naming the known card is accepted too
     v = view(play(dealt(), turn("Ann", "discard", "5H", 4, "3S")))
     assert v["grids"]["Ann"][4] == "5H" and v["discard_top"] == "3S"
@@ -250,9 +250,9 @@ def test_discard_top_into_face_up_position_discards_the_known_card():
 
 def test_drawn_card_may_be_discarded_from_either_pile():
     v = view(play(dealt(), turn("Ann", "stock", "8C")))
-    assert v["discard_top"] == "8C" and v["stock"] == 79 and v["grids"]["Ann"][1] is None
+    assert v["discard_top"] == "8C" and v["draw_pile"] == 79 and v["grids"]["Ann"][1] is None
     v = view(play(dealt(), turn("Ann", "discard", "5H", None)))  # "whichever pile it came from"
-    assert v["discard_pile"] == ["5H"] and v["stock"] == 80 and v["to_play"] == "Bob"
+    assert v["discard_pile"] == ["5H"] and v["draw_pile"] == 80 and v["to_play"] == "Bob"
 
 
 def test_only_the_discard_top_can_be_taken():
@@ -337,27 +337,27 @@ def test_empty_stock_is_remade_from_the_discard_pile_but_its_top():
     deal = {"type": "deal", "discard": "2C", "revealed": {
         "Ann": {"0": "KS", "1": "KH", "2": "KD"}, "Bob": {"0": "QS", "1": "QH", "2": "QD"}}}
     state = play(nines.new_game(["Ann", "Bob"], None), deal)
-    assert view(state)["stock"] == 108 - 18 - 1
+    assert view(state)["draw_pile"] == 108 - 18 - 1
     draws = _deck_without(["KS", "KH", "KD", "QS", "QH", "QD", "2C"])[:89]
     assert draws[:2] == ["10C", "10C"]
     players = ["Ann", "Bob"]
     for i, card in enumerate(draws):
         state = play(state, turn(players[i % 2], "stock", card))
         v = view(state)
-        assert v["stock"] + 18 + len(v["discard_pile"]) == 108
+        assert v["draw_pile"] + 18 + len(v["discard_pile"]) == 108
     v = view(state)
     # G-4: the stock is remade when a draw finds it empty, not when the last card leaves it
-    assert v["reshuffles"] == 0 and v["stock"] == 0 and len(v["discard_pile"]) == 90
+    assert v["reshuffles"] == 0 and v["draw_pile"] == 0 and len(v["discard_pile"]) == 90
     refused(state, turn("Bob", "stock", "QC"), rule="N9-1")  # the remade stock holds only the old pile
     drawn = play(state, turn("Bob", "stock", "10C"))
     v = view(drawn)
-    assert v["reshuffles"] == 1 and v["stock"] == 88 and v["discard_pile"] == [draws[-1], "10C"]
+    assert v["reshuffles"] == 1 and v["draw_pile"] == 88 and v["discard_pile"] == [draws[-1], "10C"]
     assert any(e["rule"] == "N9-8" for e in v["events"])
     face_down = _deck_without(["KS", "KH", "KD", "QS", "QH", "QD", "2C"])[89:]  # the 12 face-down cards
     assert "5S" not in face_down and "QC" in face_down
     # Both 10C were in the old pile; they are back in the stock, so a 10C may be drawn again.
     state = play(state, turn("Bob", "stock", "10C"), turn("Ann", "stock", "10C", 3, "QC"))
-    assert view(state)["stock"] == 87
+    assert view(state)["draw_pile"] == 87
     refused(state, turn("Bob", "stock", "10C"), rule="N9-1")  # but not a third while two are shown
 
 
@@ -370,7 +370,7 @@ def test_remade_stock_counts_as_seen_n9_1_n9_8():
     draws, face_down = pool[:89], pool[89:]
     for i, card in enumerate(draws):
         state = play(state, turn(["Ann", "Bob"][i % 2], "stock", card))
-    assert view(state)["reshuffles"] == 0 and view(state)["stock"] == 0 and draws.count("5S") == 2
+    assert view(state)["reshuffles"] == 0 and view(state)["draw_pile"] == 0 and draws.count("5S") == 2
     # Both 5S lie in the remade stock: a face-down 5S would be a third one seen.
     refused(state, turn("Bob", "stock", "10C", 3, "5S"), rule="N9-1")
     # The remade stock holds only the old pile: a card that never reached the pile cannot be drawn from it.
@@ -380,7 +380,7 @@ def test_remade_stock_counts_as_seen_n9_1_n9_8():
     # Each card of the remade stock can be drawn as often as it lies there.
     state = play(state, turn("Bob", "stock", "5S"), turn("Ann", "stock", "5S", 3, "QC"))
     refused(state, turn("Bob", "stock", "5S"), rule="N9-1")
-    assert view(state)["stock"] == 87
+    assert view(state)["draw_pile"] == 87
 
 
 def test_stock_cannot_be_drawn_when_nothing_is_left_to_reshuffle():
@@ -811,12 +811,12 @@ def _random_game(rnd, players, target, place=0.8, discard_until_reshuffle=False)
         else:
             player = v["to_play"]
             grid = v["grids"][player]
-            can_draw = v["stock"] or len(v["discard_pile"]) > 1
+            can_draw = v["draw_pile"] or len(v["discard_pile"]) > 1
             source = "stock" if can_draw and rnd.random() < 0.7 else "discard"
-            remade = source == "stock" and (state.get("stock_cards") is not None or not v["stock"])
+            remade = source == "stock" and (state.get("stock_cards") is not None or not v["draw_pile"])
             if source == "discard":
                 card = v["discard_top"]
-            elif not v["stock"]:  # G-4: this draw remakes the stock from the pile but its top (N9-8)
+            elif not v["draw_pile"]:  # G-4: this draw remakes the stock from the pile but its top (N9-8)
                 card = rnd.choice(v["discard_pile"][:-1])
             elif state.get("stock_cards") is not None:  # the stock was remade from the old pile (N9-8)
                 card = rnd.choice(state["stock_cards"])
@@ -834,7 +834,7 @@ def _random_game(rnd, players, target, place=0.8, discard_until_reshuffle=False)
         state = new
         after = view(state)
         if after["phase"] in ("play", "reveal", "final"):
-            assert after["stock"] + 9 * len(players) + len(after["discard_pile"]) == 54 * decks
+            assert after["draw_pile"] + 9 * len(players) + len(after["discard_pile"]) == 54 * decks
     raise AssertionError("game did not end")
 
 

@@ -86,9 +86,10 @@ def with_hands(state, sizes):
 
 def test_interface_constants():
     assert g.NAME == "sixty-nine" and g.PLAYERS == (2, 6)
-    assert set(g.MOVES) == {"deal", "play", "pass", "chance", "pass_chances", "flip", "scramble", "adjust"}
-    assert set(g.RULINGS) == {"G-1", "G-2"} | {f"S69-{n}" for n in range(1, 14)} | {"T-1", "T-2"}
-    assert set(g.OPTIONS) == {"dealer", "target", "single_winner"} and g.OPTIONS["target"]["default"] == 69
+    assert set(g.MOVES) == {"deal", "play", "pass", "chance", "pass_chances", "flip", "scramble", "round_result",
+                            "correct_round", "switch_record", "adjust"}
+    assert set(g.RULINGS) == {"G-1", "G-2"} | {f"S69-{n}" for n in range(1, 14)} | {"T-1", "T-2", "T-4"}
+    assert set(g.OPTIONS) == {"dealer", "target", "single_winner", "record"} and g.OPTIONS["target"]["default"] == 69
     assert set(g.JUDGES) == {"set", "score"}
 
 

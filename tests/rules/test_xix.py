@@ -115,7 +115,7 @@ def test_bad_setup_is_invalid_input(players, options):
 
 def test_module_interface():
     assert xix.NAME == "xix" and xix.PLAYERS == (2, 2)
-    assert set(xix.RULINGS) == {"G-1", "G-2"} | {f"X19-{i}" for i in range(1, 9)} | {"T-1", "T-2"}
+    assert set(xix.RULINGS) == {"G-1", "G-2"} | {f"X19-{i}" for i in range(1, 9)} | {"T-1", "T-2", "T-4"}
     assert set(xix.MOVES) == {"play", "decide", "draft", "trade", "adjust"}
     assert xix.OPTIONS["first_leader"]["default"] is None
     assert set(xix.JUDGES) == {"trick"}

@@ -1,6 +1,7 @@
 """69: sets with flips and specials, capture and steal, Scramble, bonus scoring.
 
-Rule sheet ``sixty-nine.txt`` with rulings S69-1..S69-12, G-1, G-2. The package is split into
+Rule sheet ``sixty-nine.txt`` with rulings S69-1..S69-13, G-1, G-2, and the table's own T-1, T-2,
+T-4 (a round may be refereed move by move or entered whole). The package is split into
 ``sets`` (card accounting, set reading), ``scoring`` (round score) and ``game`` (game flow);
 this module is the engine interface and the dispute verdicts.
 """
@@ -8,13 +9,14 @@ from __future__ import annotations
 
 from referee import cards as card_codes
 from referee.rules import base
-from referee.rules.base import (TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind, finished,
-                                in_progress)
+from referee.rules.base import (TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind,
+                                correction_move, finished, in_progress, record_move, record_option, replace_round,
+                                round_index)
 from referee.rules.fields import Card, Cards, Player, Shaped
 from referee.rules.sixty_nine import game
-from referee.rules.sixty_nine.scoring import score_round
-from referee.rules.sixty_nine.sets import COMPLETE_AT, check_copies, read_set
-from referee.texts import N_, T, joined
+from referee.rules.sixty_nine.scoring import MOST_POINTS, score_round
+from referee.rules.sixty_nine.sets import COMPLETE_AT, DECK_SIZE, check_captured, check_copies, read_set
+from referee.texts import N_, T, Text, joined
 
 NAME = "sixty-nine"
 TITLE = "69"
@@ -29,7 +31,9 @@ OPTIONS = {
     "single_winner": {"default": False, "schema": {"type": "boolean"}, "rule": "S69-13",
                       "description": N_("House rule: when several players reach the target, only the one with "
                                         "the most points wins; a tie for most shares (S69-13).")},
+    "record": record_option(),
 }
+WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 
 RULINGS = {
     "G-1": "Players are listed in seat order; 'left' is the next player in the list.",
@@ -124,30 +128,37 @@ def outcome(state: dict):
 
 # ---------------------------------------------------------------- who may move, and with what
 
-PHASES = {  # adjust: any time, a pending Scramble included (T-2)
-    "round_over": ("deal", "adjust"),
-    "turn": ("play", "pass", "scramble", "adjust"),
-    "scramble": ("scramble", "adjust"),
-    "chances": ("chance", "pass_chances", "adjust"),
-    "flip": ("flip", "adjust"),
-    "finished": ("adjust",),
+_TABLE = ("adjust", "correct_round")  # the table's own moves: any time, a pending Scramble included (T-1, T-2)
+PHASES = {
+    "round_over": ("deal", "round_result", *_TABLE),  # between rounds: a deal, or the round entered whole (T-4)
+    "turn": ("play", "pass", "scramble", *_TABLE),
+    "scramble": ("scramble", *_TABLE),
+    "chances": ("chance", "pass_chances", *_TABLE),
+    "flip": ("flip", *_TABLE),
+    "finished": _TABLE,
 }
 
 
 def _adjust(state: dict, player: str, points: int) -> int:
     """T-2: a point counts toward the target like a round's (S69-11), at once, but the target is
-    judged where S69-12 judges it: an adjustment during a round counts at the round's end, with
-    everyone's round; one between rounds is judged at once, as part of the round just finished, and
-    may end the game (the table as it was is kept, should the table take the end back); after the
-    end, with the table's say-so, it may let the game go on where it stopped."""
+    judged where S69-12 judges it (``_judge_totals``)."""
     held = state["totals"][player]
     if held + points < 0:
         raise IllegalMove("T-2", T("{player} has {points} points, and a total never goes below 0 (S69-11): an "
                                    "adjustment can take at most that many.", player=player, points=held),
                           legal={"points": [-held]})
     state["totals"][player] += points
+    _judge_totals(state)
+    return state["totals"][player]
+
+
+def _judge_totals(state: dict) -> None:
+    """S69-12 for totals the table changed (T-1, T-2): during a round they count at the round's
+    end, with everyone's round; between rounds they are judged at once, as part of the round just
+    finished, and may end the game (the table as it was is kept, should the table take the end
+    back); after the end, with the table's say-so, they may let the game go on where it stopped."""
     if state["phase"] not in ("round_over", "finished"):  # in a round: end_round judges the totals
-        return state["totals"][player]
+        return
     winners = game.winners_now(state)
     if state["phase"] != "finished":
         if winners:
@@ -166,7 +177,156 @@ def _adjust(state: dict, player: str, points: int) -> int:
         state.update({key: value for key, value in back.items() if key != "between"}, winners=[])
         state["events"].append({"rule": "S69-12", "text": T("With this change nobody has reached {target} points: "
                                                             "the game goes on.", target=state["options"]["target"])})
-    return state["totals"][player]
+
+
+# ---------------------------------------------------------------- a round entered whole (T-4), corrected (T-1)
+# ``players`` gives each player's round in one of two forms: the sets they captured and the cards
+# left in their hand (scored here as S69-11 scores them, as the ``score`` verdict does), or only
+# the points the table counted. Every player is given: a round entry guesses nothing (T-4).
+
+MOST_SETS = DECK_SIZE // COMPLETE_AT  # 23: a captured set holds three cards or more
+
+
+def _read_players(value, state: dict) -> dict:
+    """``{name: {captured, hand} | {points}}``, each form checked for shape, its cards parsed."""
+    forms = {}
+    for name, entry in base.get_field({"players": value}, "players", dict).items():
+        if name not in state["players"]:
+            raise InvalidInput(T("'{player}' in 'players' is not a player in this game.", player=name))
+        what = T("round of {player}", player=name)
+        base.check_keys(entry, {"captured", "hand", "points"}, what)
+        if "points" in entry:
+            if len(entry) > 1:
+                raise InvalidInput(T("The {what} gives either its points, or its captured sets and the cards left "
+                                     "in hand.", what=what))
+            forms[name] = {"points": base.get_int(entry, "points")}
+            continue
+        raw = base.get_field(entry, "captured", list, required=False, default=[])
+        if len(raw) > MOST_SETS:
+            raise InvalidInput(T("{player} cannot have captured {n} sets: a set holds three cards or more, and the "
+                                 "deck 69.", player=name, n=len(raw)), rule="S69-4")
+        form = {"captured": [card_codes.parse_list(cards, game.parse_card, "captured[]") for cards in raw]}
+        if "hand" in entry:
+            hand = base.get_field(entry, "hand", (int, list))
+            form["hand"] = _cards_field(entry, "hand") if isinstance(hand, list) else hand
+        forms[name] = form
+    return forms
+
+
+def _whole_results(state: dict, emptied: str, forms: dict) -> dict:
+    """Every player's round entered whole (T-4), checked as far as it tells: sets legal and
+    complete (S69-2, S69-4), cards within the deck (S69-1), a hand of at most the ten cards dealt
+    and empty for the player who emptied it (S69-8, S69-10), points a round can score (S69-11).
+    Each result: its points, breakdown, the captured sets and cards in hand where given, and the
+    form as entered."""
+    missing = [p for p in state["players"] if p not in forms]
+    if missing:
+        raise IllegalMove("S69-11", T("Every player's round is needed (their points, or their captured sets and "
+                                      "the cards left in hand); missing: {players}.", players=", ".join(missing)),
+                          legal=missing)
+    results, seen, counted = {}, [], 0
+    for name in state["players"]:
+        form = forms[name]
+        if "points" in form:
+            points = form["points"]
+            if not 0 <= points <= MOST_POINTS:
+                raise IllegalMove("S69-11", T("{player}'s {points} points cannot be a round's score: a round scores "
+                                              "from 0 (never below) to at most {most}.", player=name, points=points,
+                                              most=MOST_POINTS), legal={"points": [0, MOST_POINTS]})
+            results[name] = {"points": points, "entered": dict(form), "in_hand": None,
+                             "breakdown": [{"rule": "T-4", "points": points, "detail": N_("Entered as points.")}]}
+            continue
+        hand = form.get("hand")
+        if hand is None and name != emptied:
+            raise InvalidInput(T("How many cards were left in {player}'s hand? Give 'hand' (a number, or the cards): "
+                                 "each costs a point.", player=name), rule="S69-11")
+        in_hand = len(hand) if isinstance(hand, list) else (hand or 0)
+        if not 0 <= in_hand <= game.HAND_SIZE:
+            raise IllegalMove("S69-8", T("{player} cannot hold {n} cards at the end of a round: a hand is dealt ten "
+                                         "and only ever loses cards (plays, and pulls when the deck is empty).",
+                                         player=name, n=in_hand), legal={"hand": [0, game.HAND_SIZE]})
+        if name == emptied and in_hand:
+            raise IllegalMove("S69-10", T("{player}'s hand emptied and ended the round: it holds no cards, not {n}.",
+                                          player=name, n=in_hand), legal={"hand": [0]})
+        check_captured(form["captured"])
+        seen += [c for cards in form["captured"] for c in cards] + (hand if isinstance(hand, list) else [])
+        counted += sum(map(len, form["captured"])) + in_hand
+        points, breakdown = score_round(form["captured"], in_hand)
+        results[name] = {"points": points, "breakdown": breakdown, "captured": form["captured"], "in_hand": in_hand,
+                         "entered": {"captured": form["captured"], "hand": hand if hand is not None else 0}}
+    check_copies(seen)
+    if counted > DECK_SIZE:
+        raise IllegalMove("S69-1", T("The sets captured and the cards left in hand make {n} cards, and the deck holds "
+                                     "69.", n=counted))
+    return results
+
+
+def _round_result(state: dict, move: dict) -> None:
+    game.whole_round(state, move["emptied"], _whole_results(state, move["emptied"], move["players"]))
+
+
+def _correct_round(state: dict, move: dict) -> None:
+    """T-1: a round entered whole, entered again and scored as a round result is; the totals follow,
+    then the end of the game (S69-12, judged as an adjustment's is). A round refereed move by move
+    has no entry to replace: its scores change by adjustment (T-2)."""
+    inside = state["phase"] not in ("round_over", "finished")
+    index = round_index(state, move["round"], state["round"] if inside else None)
+    old, last = state["rounds"][index], index == len(state["rounds"]) - 1
+    if old.get("recorded") != "rounds":
+        raise IllegalMove("T-1", T("Round {round} was refereed move by move, not entered whole: there is no entry to "
+                                   "replace. The table changes a score it disputes with an adjustment ('adjust', "
+                                   "T-2).", round=old["round"]), legal={"round": _whole_rounds(state)})
+    emptied = move["emptied"]
+    results = _whole_results(state, emptied, move["players"])
+    entry = {"round": old["round"], "scores": {p: r["points"] for p, r in results.items()},
+             "breakdown": {p: r["breakdown"] for p, r in results.items()}, "dealer": old["dealer"],
+             "emptied": emptied, "hands": {p: r["in_hand"] for p, r in results.items()},
+             "players": {p: r["entered"] for p, r in results.items()}, "recorded": "rounds"}
+    delta = replace_round(state, index, entry, move["reason"])
+    low = next((p for p in state["players"] if state["totals"][p] + delta.get(p, 0) < 0), None)
+    if low is not None:
+        raise IllegalMove("T-1", T("{player}'s total would fall below 0 with this correction (an adjustment took "
+                                   "points from it since), and a total never goes below 0 (S69-11): adjust it "
+                                   "first.", player=low))
+    for p, points in delta.items():
+        state["totals"][p] += points
+    if last and not inside:
+        _last_round_emptied(state, old["emptied"], emptied, results)
+    _judge_totals(state)
+
+
+def _last_round_emptied(state: dict, was: str, emptied: str, results: dict) -> None:
+    """The last round corrected before the next deal: the table shows it, and the next dealer sits
+    at the left of whoever emptied their hand in it now (S69-12)."""
+    game.show_whole_round(state, emptied, results)
+    if emptied == was:
+        return
+    dealer = game.left(state, emptied)
+    if state["phase"] == "round_over":
+        state.update(dealer=dealer, to_play=dealer)
+    elif (state.get("resume") or {}).get("between"):  # ended between rounds: the deal it would go on with
+        state["resume"].update(dealer=dealer, to_play=dealer)
+    else:
+        return  # the game ended with this round: S69-12 finds the dealer should it go on
+    state["events"].append({"rule": "S69-12", "text": T("{player}'s hand emptied first: {dealer} deals next.",
+                                                        player=emptied, dealer=dealer)})
+
+
+def _whole_rounds(state: dict) -> list[int]:
+    return [entry["round"] for entry in state["rounds"] if entry.get("recorded") == "rounds"]
+
+
+def _correctable(state: dict) -> dict | None:
+    """The rounds a correction may replace: those entered whole (T-1)."""
+    done = _whole_rounds(state)
+    return {"round": done} if done else None
+
+
+def _inside_round(state: dict) -> Text | None:
+    """T-4: a dealt round is finished as it began, move by move."""
+    if state["phase"] == "round_over":
+        return None
+    return T("round {round} has been dealt: finish it move by move.", round=state["round"])
 
 
 def actors(state: dict, kind: str) -> list[str]:
@@ -181,6 +341,11 @@ def _deal_rule(state: dict) -> str:
 
 def refuse_phase(state: dict, kind: str) -> IllegalMove:
     phase, to_play = state["phase"], state["to_play"]
+    if kind == "round_result":
+        # T-4: a round begun move by move ends move by move; only a round not dealt yet is entered whole.
+        return IllegalMove("T-4", T("Round {round} has been dealt and is recorded move by move: finish it so. A round "
+                                    "is entered whole between rounds, instead of its deal.", round=state["round"]),
+                           legal=list(PHASES.get(phase, ())))
     if phase == "scramble":
         # S69-9: while a Scramble is pending, the player who put it there acts next and no one else;
         # every other move (a play, a pass, a chance, a flip, a deal) waits.
@@ -222,11 +387,14 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
 
 
 def choices(state: dict, kind: str) -> dict:
-    """The sets a play can go into (S69-3) and the complete sets that take a chance (S69-4)."""
+    """The sets a play can go into (S69-3), the complete sets that take a chance (S69-4), and who
+    may have emptied their hand in a round entered whole (S69-12)."""
     if kind == "play":
         return {"set": [s["id"] for s in state["table"]]}
     if kind == "chance":
         return {"sets": [s["id"] for s in game.open_sets(state)]}
+    if kind == "round_result":
+        return {"emptied": list(state["players"])}
     return {}
 
 
@@ -266,6 +434,21 @@ def _cards(name: str, **kwargs) -> Cards:
 
 
 _CODES = {"type": "array", "items": {"type": "string"}}
+_PLAYER_ROUND = {
+    "type": "object", "additionalProperties": False,
+    "description": "{captured, hand}: the sets captured and the cards left in hand (a number, or the cards), "
+                   "scored as S69-11 scores them; or {points}: the round's score as the table counted it.",
+    "properties": {"captured": {"type": "array", "items": _CODES, "maxItems": MOST_SETS},
+                   "hand": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": game.HAND_SIZE}, _CODES]},
+                   "points": {"type": "integer", "minimum": 0, "maximum": MOST_POINTS}}}
+_ROUND_RESULT = (
+    Player("emptied", description=N_("Whose hand emptied first (S69-10): the next dealer sits at their left "
+                                     "(S69-12).")),
+    Shaped("players", read=_read_players,
+           shape={"type": "object", "additionalProperties": _PLAYER_ROUND,
+                  "description": "Every player's round: {name: {captured, hand} or {points}}.",
+                  "example": {"Ann": {"captured": [["5A", "5B", "5C"]], "hand": 0}, "Bob": {"points": 4}}}))
+_ROUND_RULES = ("S69-1", "S69-2", "S69-4", "S69-8", "S69-10", "S69-11", "S69-12")
 MOVES = {
     "deal": Move(
         game.deal, (Player("dealer"), Player("player", required=False, description=N_("When given, the dealer.")),
@@ -311,6 +494,17 @@ MOVES = {
                                       "description": "The whole table, set by set; omit to decline."})),
         N_("Rearrange the whole table with a Scramble from the hand (in from_hand) or the one just put there; "
            "without an arrangement, decline it."), ("S69-9",), label=N_("Scramble"), says=_says_scramble),
+    "round_result": Move(
+        _round_result, _ROUND_RESULT,
+        N_("A whole round entered when it ends, instead of its deal and moves (T-4): whose hand emptied first, and "
+           "each player's captured sets and cards left in hand, scored as S69-11 scores them, or their points."),
+        (*_ROUND_RULES, "T-4"), label=N_("Round result"), actor=None,
+        says=N_("Round result: {emptied}'s hand emptied first")),
+    "correct_round": correction_move(
+        _correct_round, _ROUND_RESULT,
+        N_("A round entered whole with a wrong result, replaced: the round, why, and the round again as a round "
+           "result gives it; the totals and the end of the game follow (T-1)."), _ROUND_RULES, _correctable, 10_000),
+    "switch_record": record_move(_inside_round),
     "adjust": adjust_move(_adjust, N_("A point counts toward the target at once, like a round's (S69-11); the "
                                       "target is judged at the end of the round in progress (S69-12), or at once "
                                       "between rounds: an adjustment never ends a round early.")),
@@ -349,14 +543,7 @@ def judge_score(body: dict) -> dict:
         hand = _cards_field(body, "hand", required=False)
         hand_count = len(hand)
     check_copies([c for s in captured for c in s] + hand)
-    for cards in captured:
-        reading, reason = read_set(cards)
-        if reading is None:
-            raise IllegalMove("S69-2", T("Captured set {cards} is not legal: {reason}",
-                                         cards=" ".join(cards) or N_("(empty)"), reason=reason))
-        if len(cards) < COMPLETE_AT:
-            raise IllegalMove("S69-4", T("Captured set {cards} is not complete: a set is captured only with three or "
-                                         "more cards.", cards=" ".join(cards)))
+    check_captured(captured)
     points, breakdown = score_round(captured, hand_count)
     return {"points": points, "breakdown": breakdown}
 

@@ -4,10 +4,11 @@ The state is plain JSON data. Hands are hidden: the service tracks hand sizes, t
 and every card that has become public this round (table and captures), so a card already seen
 cannot be played again (S69-1).
 
-Phases: ``round_over`` (waiting for a deal, also before the first one), ``turn`` (``to_play``
-plays, passes or scrambles), ``scramble`` (a Scramble just arrived: the player who put it there,
-``pending_scramble``, rearranges or declines, and no one else moves, S69-9), ``chances``
-(``to_play`` may add cards to complete sets), ``flip`` (the capturer flips), ``finished``.
+Phases: ``round_over`` (between rounds: waiting for a deal, also before the first one, or for a
+round entered whole, T-4), ``turn`` (``to_play`` plays, passes or scrambles), ``scramble`` (a
+Scramble just arrived: the player who put it there, ``pending_scramble``, rearranges or declines,
+and no one else moves, S69-9), ``chances`` (``to_play`` may add cards to complete sets), ``flip``
+(the capturer flips), ``finished``.
 
 The handlers receive moves already checked by the engine contract (``referee.rules.base``): the
 phase accepts them and the right player makes them.
@@ -113,6 +114,7 @@ def initial_state(players: list[str], options: dict) -> dict:
         "next_set_id": 1, "chance_to": None, "pending_scramble": None,
         "last_capturer": None, "emptied": None, "pulls": [],
         "totals": {p: 0 for p in players}, "rounds": [], "winners": [],
+        "record": options.get("record") or "moves",  # T-4: every act, or each round whole
     }
 
 
@@ -466,12 +468,19 @@ def end_round(state: dict) -> None:
     for p in players:
         sets = [s["cards"] for s in state["captured"][p]]
         scores[p], breakdown[p] = score_round(sets, state["hand_sizes"][p])
+    close_round(state, scores, breakdown, hands=dict(state["hand_sizes"]))
+
+
+def close_round(state: dict, scores: dict, breakdown: dict, **entered) -> None:
+    """A scored round, refereed move by move or entered whole (T-4): the totals, the round in
+    ``rounds`` (with what the table ``entered``), then S69-12: the end of the game, or the next
+    dealer at the left of the player whose hand emptied."""
+    for p in state["players"]:
         state["totals"][p] += scores[p]
     emptied = state["emptied"]
     state["rounds"].append({
         "round": state["round"], "scores": scores, "totals": dict(state["totals"]),
-        "breakdown": breakdown, "dealer": state["dealer"], "emptied": emptied,
-        "hands": dict(state["hand_sizes"]),
+        "breakdown": breakdown, "dealer": state["dealer"], "emptied": emptied, **entered,
     })
     state.update(chance_to=None, pending_scramble=None)
     winners = winners_now(state)
@@ -480,3 +489,29 @@ def end_round(state: dict) -> None:
         return
     dealer = left(state, emptied)
     state.update(phase="round_over", dealer=dealer, to_play=dealer, round=state["round"] + 1)
+
+
+# ---------------------------------------------------------------- a round entered whole (T-4)
+
+def show_whole_round(state: dict, emptied: str, results: dict) -> None:
+    """The table as a round entered whole leaves it: nothing on it, the sets each player captured
+    and the cards left in hand (None where only points were entered), as a refereed round leaves
+    them until the next deal."""
+    captured = {}
+    for p in state["players"]:
+        sets = results[p].get("captured") or []
+        captured[p] = [{"id": n, "cards": cards, "reading": read_set(cards)[0]} for n, cards in enumerate(sets, 1)]
+    state.update(table=[], captured=captured, hand_sizes={p: results[p].get("in_hand") for p in state["players"]},
+                 next_set_id=1, chance_to=None, pending_scramble=None, last_capturer=None, pulls=[],
+                 emptied=emptied)
+
+
+def whole_round(state: dict, emptied: str, results: dict) -> None:
+    """A round entered whole between rounds (T-4): scored and judged as a refereed round is."""
+    show_whole_round(state, emptied, results)
+    state["events"].append({"rule": "S69-10", "text": T("Round {round} is over: {player}'s hand is empty.",
+                                                        round=state["round"], player=emptied)})
+    close_round(state, {p: r["points"] for p, r in results.items()},
+                {p: r["breakdown"] for p, r in results.items()},
+                hands={p: results[p].get("in_hand") for p in state["players"]},
+                players={p: results[p]["entered"] for p in state["players"]}, recorded="rounds")

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from referee.rules.sixty_nine.sets import LOCK, MAX_SET, SCRAMBLE, WILD, is_special, printed_value
+from referee.cards import SIXTY_NINE_SUITS
+from referee.rules.sixty_nine.sets import (DECK_SIZE, LOCK, MAX_SET, SCRAMBLE, SPECIAL_COPIES, WILD, is_special,
+                                           printed_value)
 from referee.texts import N_, T
 
 RULE = "S69-11"
@@ -11,6 +13,12 @@ COLLECTION_BONUS = 10
 SIX_NINE_BONUS = 2
 SPECIALS_BONUS = 3
 SIX_CARD_BONUS = 6
+# The most one round can score (a round entered as points is checked against it, T-4): every card
+# of the deck captured, each bonus as often as the deck allows (eleven six-card sets; six sets
+# with a printed 6 and 9, as there are six of each; three Wild-Lock-Scramble sets; six 0-9
+# collections, one per suit's worth of numbers). An upper bound, not a score anyone reaches.
+MOST_POINTS = (DECK_SIZE + SIX_CARD_BONUS * (DECK_SIZE // MAX_SET) + SIX_NINE_BONUS * len(SIXTY_NINE_SUITS)
+               + SPECIALS_BONUS * SPECIAL_COPIES + COLLECTION_BONUS * len(SIXTY_NINE_SUITS))
 
 
 def _entry(points: int, detail: str) -> dict:

@@ -121,6 +121,19 @@ def _reading(cards: list[str], values: tuple[int, ...], fill: list[int]) -> list
     return reading
 
 
+def check_captured(sets: list[list[str]]) -> None:
+    """Every captured set is legal (S69-2) and complete (S69-4): a set is captured only once it has
+    three cards, and it never holds more than six."""
+    for cards in sets:
+        reading, reason = read_set(cards)
+        if reading is None:
+            raise IllegalMove("S69-2", T("Captured set {cards} is not legal: {reason}",
+                                         cards=" ".join(cards) or N_("(empty)"), reason=reason))
+        if len(cards) < COMPLETE_AT:
+            raise IllegalMove("S69-4", T("Captured set {cards} is not complete: a set is captured only with three or "
+                                         "more cards.", cards=" ".join(cards)))
+
+
 def check_copies(cards: Iterable[str], already: Iterable[str] = (),
                  where: str = N_("on the table or captured")) -> None:
     """S69-1: ``cards`` (new) plus ``already`` (seen this round) must fit in one deck."""

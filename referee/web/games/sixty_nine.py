@@ -1,4 +1,5 @@
-"""69: the deal, plays into a set, passes, chances, flips and Scrambles."""
+"""69: the deal, plays into a set, passes, chances, flips and Scrambles; and a round entered whole
+(each player's points, or their captured sets and cards left in hand), and its correction."""
 from __future__ import annotations
 
 from collections import Counter
@@ -10,12 +11,14 @@ from referee.rules.sixty_nine.sets import copies_of
 from referee.web.games import (
     FormError,
     GameUI,
+    correction_fields,
     game_over,
     int_or_text,
     pad_key,
     pad_row,
     phase_text,
     split_codes,
+    whole_number,
 )
 
 
@@ -27,7 +30,7 @@ def sixty_nine_cards() -> list[str]:
 class SixtyNineUI(GameUI):
     show_standings = False  # the game's own table lists the points
     card_list = sixty_nine_cards()
-    own_forms = frozenset({"deal", "play", "pass", "chance", "pass_chances", "flip", "scramble"})
+    own_forms = frozenset({"deal", "play", "pass", "chance", "pass_chances", "flip", "scramble", "round_result"})
 
     def facts(self, view):
         return [(_("Round"), view.get("round")), (_("Phase"), phase_text(view.get("phase") or "")),
@@ -43,17 +46,19 @@ class SixtyNineUI(GameUI):
                 "chance_sets": [s for s in table if s.get("id") in (chances.get("sets") or [])],
                 "pending_scramble": view.get("pending_scramble"),
                 "pad": self.card_pad(view),
+                "round_pad": self.card_pad(view, every=True) if view.get("phase") == "round_over" else None,
                 "arrangement_pad": self.card_pad(view, keep_table=True) if view.get("pending_scramble") else None}
 
-    def card_pad(self, view, keep_table=False):
+    def card_pad(self, view, keep_table=False, every=False):
         """One row per suit A-F (0-9), then the specials. Cards on the table or captured this round
-        are not offered (``keep_table``: the table's cards are, for a Scramble's new arrangement);
-        a number card exists once, so its key toggles (S69-1)."""
+        are not offered (``keep_table``: the table's cards are, for a Scramble's new arrangement;
+        ``every``: the whole deck, for the sets of a round entered whole); a number card exists
+        once, so its key toggles (S69-1)."""
         public = Counter()
-        for sets in (view.get("captured") or {}).values():
+        for sets in () if every else (view.get("captured") or {}).values():
             for captured in sets or []:
                 public.update((captured.get("cards") or []) if isinstance(captured, dict) else captured)
-        if not keep_table:
+        if not keep_table and not every:
             for table_set in view.get("table") or []:
                 public.update(table_set.get("cards") or [])
         rows: dict[str, list] = {}
@@ -106,10 +111,68 @@ class SixtyNineUI(GameUI):
                     raise FormError(_("Enter the new arrangement: one set per line."))
                 move["arrangement"] = lines
             return move
+        if kind == "round_result":
+            return {"type": "round_result", "emptied": self._emptied(form), "players": self._round_players(form, view)}
+        if kind == "correct_round":  # T-1: the round again, as its round result form gives it
+            return {**self.build("round_result", form, view), "type": "correct_round", **correction_fields(form)}
         return super().build(kind, form, view)
+
+    @staticmethod
+    def _emptied(form) -> str:
+        emptied = form.get("emptied", "")
+        if not emptied:
+            raise FormError(_("Choose whose hand emptied first."))
+        return emptied
+
+    @staticmethod
+    def _round_players(form, view) -> dict:
+        """Each player's round from fields ``points-<i>``, ``captured-<i>`` (one set per line) and
+        ``hand-<i>``: the cards when sets or a hand are given, else the points (blank is 0). Points
+        typed beside cards are refused, not dropped: the table meant something by them."""
+        players = {}
+        for i, name in enumerate(view["players"]):
+            sets = [cards for cards in (split_codes(line) for line in form.get(f"captured-{i}", "").splitlines())
+                    if cards]
+            hand = form.get(f"hand-{i}", "").strip()
+            points = form.get(f"points-{i}", "").strip()
+            if sets or hand:
+                if points not in ("", "0"):
+                    raise FormError(_("%(player)s: give their points, or their captured sets and cards left in hand, "
+                                      "not both.", player=name))
+                players[name] = {"captured": sets}
+                if hand:
+                    players[name]["hand"] = whole_number(hand)
+                    if players[name]["hand"] is None:
+                        raise FormError(_("%(player)s's cards left in hand must be a whole number.", player=name))
+                continue
+            players[name] = {"points": whole_number(points) if points else 0}
+            if players[name]["points"] is None:
+                raise FormError(_("%(player)s's points must be a whole number.", player=name))
+        return players
+
+    def correction_values(self, view, entry):
+        """Whose hand emptied, and each player's round as it was entered: their points, or their
+        captured sets (one per line) and cards left in hand."""
+        values = {"emptied": entry.get("emptied") or ""}
+        for i, name in enumerate(view["players"]):
+            entered = (entry.get("players") or {}).get(name)
+            if not isinstance(entered, dict):
+                continue
+            if "points" in entered:
+                values[f"points-{i}"] = str(entered["points"])
+                continue
+            values[f"captured-{i}"] = "\n".join(" ".join(cards) for cards in entered.get("captured") or [])
+            hand = entered.get("hand")
+            values[f"hand-{i}"] = str(len(hand) if isinstance(hand, list) else hand or 0)
+        return values
 
     def announce(self, view, move):
         parts = []
+        rounds = view.get("rounds") or []
+        if isinstance(move, dict) and move.get("type") == "round_result" and rounds:
+            last = rounds[-1]
+            parts.append(_("Round %(round)s scores: %(scores)s.", round=last.get("round"), scores=", ".join(
+                f"{p} {v}" for p, v in (last.get("scores") or {}).items())))
         table = view.get("table") or []
         claims = [_("set %(set)s claimed by %(player)s with %(count)s", set=s["id"], player=s["claimant"],
                     count=s["count"]) for s in table if s.get("complete") and s.get("claimant")]

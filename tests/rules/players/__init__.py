@@ -1,12 +1,22 @@
 """Random players: one per engine, each building a legal move from a state and its allowed moves.
 
 Every one of them now and then makes the table's own moves too (T-1, T-2): ``adjustment`` here,
-and the Five Crowns and Nines players a ``correct_round`` of a finished round."""
+and a ``correct_round`` of a round entered whole; and now and then, between rounds, it switches how
+the table records (T-4, ``switch``) and then enters whole rounds."""
 from __future__ import annotations
 
 import random
 
 ADJUST = {"type": "adjust", "player": "Ann", "points": 2, "reason": "A forgotten bonus"}  # a well-formed sample
+SWITCH = {"type": "switch_record", "record": "rounds"}
+
+
+def switch(allowed: dict, rng: random.Random, chance: float = 0.05) -> dict | None:
+    """Now and then, between rounds, the table changes how it records (T-4)."""
+    entry = allowed.get("switch_record")
+    if entry is None or rng.random() >= chance:
+        return None
+    return {"type": "switch_record", "record": entry["choices"]["record"][0]}
 
 
 def adjustment(allowed: dict, totals: dict, rng: random.Random, chance: float = 0.01) -> dict | None:

@@ -9,7 +9,7 @@ from collections import Counter
 from referee.cards import FIVE_CROWNS_RANKS, FIVE_CROWNS_SUITS, JOKER
 from referee.rules import five_crowns as fc
 
-from players import ADJUST, adjustment
+from players import ADJUST, SWITCH, adjustment, switch
 
 DECK = [rank + suit for suit in FIVE_CROWNS_SUITS for rank in FIVE_CROWNS_RANKS] + [JOKER]
 
@@ -22,6 +22,7 @@ SAMPLES = {  # a well-formed move of every type (whether the table may make it n
     "round_result": {"type": "round_result", "went_out": "Ann", "hands": {}},
     "correct_round": {"type": "correct_round", "round": 1, "reason": "Bob's hand was Cid's", "went_out": "Ann",
                       "hands": {}},
+    "switch_record": SWITCH,
     "adjust": ADJUST,
 }
 
@@ -56,7 +57,7 @@ def _books(state: dict, seen: Counter, rng: random.Random, size: int) -> list[li
 
 
 def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
-    table = adjustment(allowed, state["totals"], rng)
+    table = adjustment(allowed, state["totals"], rng) or switch(allowed, rng)
     if table:
         return table
     if "correct_round" in allowed and rng.random() < 0.01:  # T-1: a finished round entered again as points
@@ -66,7 +67,7 @@ def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
         return {"type": "correct_round", "round": number, "reason": "entered wrong", "went_out": went_out,
                 "hands": {p: {"points": rng.randint(0, 60)} for p in seated if p != went_out}}
     seen = fc._seen(state)
-    if "round_result" in allowed and rng.random() < 0.05:
+    if "round_result" in allowed and (rng.random() < 0.05 or state["record"] == "rounds"):
         went_out = rng.choice(allowed["round_result"]["choices"]["went_out"])
         return {"type": "round_result", "went_out": went_out,
                 "hands": {p: {"points": rng.randint(0, 60)} for p in state["in_round"] if p != went_out}}

@@ -8,7 +8,7 @@ from collections import Counter
 
 from referee.cards import JOKER, STANDARD_RANKS, STANDARD_SUITS
 
-from players import ADJUST, adjustment
+from players import ADJUST, SWITCH, adjustment, switch
 
 DECK = [rank + suit for suit in STANDARD_SUITS for rank in STANDARD_RANKS] + [JOKER]
 
@@ -19,6 +19,7 @@ SAMPLES = {  # a well-formed move of every type (whether the table may make it n
     "reveal_all": {"type": "reveal_all", "grids": {}},
     "hand_result": {"type": "hand_result", "grids": {}},
     "correct_round": {"type": "correct_round", "round": 1, "reason": "Ann's grid was misread", "grids": {}},
+    "switch_record": SWITCH,
     "adjust": ADJUST,
 }
 
@@ -36,7 +37,7 @@ def _unseen_card(state: dict, seen: Counter, rng: random.Random) -> str:
 
 
 def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
-    table = adjustment(allowed, state["totals"], rng)
+    table = adjustment(allowed, state["totals"], rng) or switch(allowed, rng)
     if table:
         return table
     if "correct_round" in allowed and rng.random() < 0.01:  # T-1: a finished hand's grids entered again
@@ -45,10 +46,13 @@ def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
                 "reason": "entered wrong",
                 "grids": {p: [_unseen_card(state, fresh, rng) for _ in range(9)] for p in state["players"]}}
     seen = _seen(state)
-    if "deal" in allowed:
-        if rng.random() < 0.1:
+    if "hand_result" in allowed and state["record"] == "rounds" and rng.random() < 0.5:  # T-4: points
+        return {"type": "hand_result", "points": {p: rng.randint(0, 40) for p in state["players"]}}
+    if "hand_result" in allowed:
+        if rng.random() < 0.1 or state["record"] == "rounds":
             return {"type": "hand_result",
                     "grids": {p: [_unseen_card(state, seen, rng) for _ in range(9)] for p in state["players"]}}
+    if "deal" in allowed:
         revealed = {p: {str(pos): _unseen_card(state, seen, rng) for pos in rng.sample(range(9), 3)}
                     for p in state["players"]}
         return {"type": "deal", "discard": _unseen_card(state, seen, rng), "revealed": revealed}

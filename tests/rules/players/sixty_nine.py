@@ -9,7 +9,7 @@ from collections import Counter
 from referee.rules.sixty_nine import game
 from referee.rules.sixty_nine.sets import copies_of, read_set
 
-from players import ADJUST, adjustment
+from players import ADJUST, SWITCH, adjustment, switch
 
 ALL_CARDS = [f"{d}{s}" for d in range(10) for s in "ABCDEF"] + ["WILD", "LOCK", "SCRAMBLE"]
 
@@ -21,6 +21,10 @@ SAMPLES = {  # a well-formed move of every type (whether the table may make it n
     "pass_chances": {"type": "pass_chances"},
     "flip": {"type": "flip", "player": "Ann", "card": "7C"},
     "scramble": {"type": "scramble", "player": "Ann"},
+    "round_result": {"type": "round_result", "emptied": "Ann", "players": {}},
+    "correct_round": {"type": "correct_round", "round": 1, "reason": "Bob's points were Cid's", "emptied": "Ann",
+                      "players": {}},
+    "switch_record": SWITCH,
     "adjust": ADJUST,
 }
 
@@ -37,9 +41,12 @@ def _fitting(table_set: dict, fresh: list[str]) -> str | None:
 
 
 def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
-    table = adjustment(allowed, state["totals"], rng)
+    table = adjustment(allowed, state["totals"], rng) or switch(allowed, rng)
     if table:
         return table
+    if "round_result" in allowed and (state["record"] == "rounds" or rng.random() < 0.05):  # T-4: points
+        return {"type": "round_result", "emptied": rng.choice(state["players"]),
+                "players": {p: {"points": rng.randint(0, 20)} for p in state["players"]}}
     kind, entry = next(iter(allowed.items()))
     player = (entry["players"] or [None])[0]
     fresh = _fresh(state, rng)
