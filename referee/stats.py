@@ -14,9 +14,9 @@ Per game type and per player (finished games only; a game in progress is counted
 - the game's own figures (``FIGURES``), summed over the games;
 - ``head_to_head``: for each pair of players, the games both finished and who placed ahead.
 
-"Best" per game (``LOWER_IS_BETTER``): Five Crowns and Nines count penalty points, so the lowest
-final total and the lowest round score are the best. 69 and XIX count points scored, Ninety-nine
-tokens kept (a round's score there is minus the tokens lost), so the highest is the best. (In XIX
+"Best" per game (the engine's ``LOWER_IS_BETTER``): where a game counts penalty points, the lowest
+final total and the lowest round score are the best; where it counts points scored or tokens kept
+(a Ninety-nine round's score is minus the tokens lost), the highest is. (In XIX
 the exactly-19 rule lets the player with fewer points win; placing reads the outcome first, so the
 winner is ahead whatever the points say.)
 
@@ -35,7 +35,6 @@ from referee.rules.base import load_move
 from referee.rules.sixty_nine import scoring as s69_scoring
 from referee.rules.sixty_nine.sets import is_special
 
-LOWER_IS_BETTER = {"five-crowns": True, "nines": True}
 
 
 @dataclass
@@ -60,6 +59,10 @@ class _Replay:
 
     final: dict
     steps: list[tuple[dict, dict, dict]] = field(default_factory=list)
+
+
+def lower_is_better(game: str) -> bool:
+    return getattr(get_engine(game), "LOWER_IS_BETTER", False)
 
 
 def replay(engine, game: GameData, keep_steps: bool) -> _Replay:
@@ -152,7 +155,7 @@ FIGURES = {
 
 def _placing_keys(name: str, final: dict, steps, standings: dict, winners: list[str]) -> dict:
     """A sort key per player (smaller is ahead)."""
-    sign = 1 if LOWER_IS_BETTER.get(name) else -1
+    sign = 1 if lower_is_better(name) else -1
     keys = {p: (p not in winners, sign * standings[p]) for p in final["players"]}
     if name == "ninety-nine" and steps is not None:
         out_at = {}
@@ -230,11 +233,11 @@ def _player_entry(figure_names: list[str]) -> dict:
 
 
 def _better(game: str) -> Callable[[int, int], int]:
-    return min if LOWER_IS_BETTER.get(game) else max
+    return min if lower_is_better(game) else max
 
 
 def _worse(game: str) -> Callable[[int, int], int]:
-    return max if LOWER_IS_BETTER.get(game) else min
+    return max if lower_is_better(game) else min
 
 
 def aggregate(game: str, summaries: list[dict]) -> dict:
@@ -277,7 +280,7 @@ def aggregate(game: str, summaries: list[dict]) -> dict:
         entry["win_rate"] = round(entry["won"] / entry["games"], 4)
         entry["average_final"] = round(sum(finals) / len(finals), 2)
     return {
-        "game": game, "lower_is_better": bool(LOWER_IS_BETTER.get(game)),
+        "game": game, "lower_is_better": bool(lower_is_better(game)),
         "games": len(finished), "in_progress": len(summaries) - len(finished),
         "players": dict(sorted(players.items(), key=lambda item: item[0].casefold())),
         "head_to_head": [pairs[k] for k in sorted(pairs, key=lambda k: (k[0].casefold(), k[1].casefold()))],

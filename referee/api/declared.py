@@ -4,7 +4,7 @@ named after the game in CamelCase (for a game ``high-card``: ``HighCardShow``, `
 Built when the app starts, from whatever engines are registered then: a new game needs nothing here."""
 from __future__ import annotations
 
-from referee.rules import ENGINES
+from referee.rules import ENGINES, vocabulary
 from referee.rules.fields import nullable
 
 
@@ -49,13 +49,15 @@ def engine_components(engine) -> dict[str, dict]:
         "type": "object", "additionalProperties": False, "description": f"The options of a {engine.TITLE} game.",
         "properties": {name: option_schema(info) for name, info in engine.OPTIONS.items()},
     }
+    view = (*vocabulary.COMMON, *((vocabulary.RECORD,) if "record" in engine.OPTIONS else ()),
+            *getattr(engine, "VIEW", ()))
     schemas[prefix + "State"] = {
         "description": f"The public state of a {engine.TITLE} game.",
         "allOf": [ref("Game"), {"type": "object", "properties": {
             "game": {"type": "string", "enum": [engine.NAME]},
             "options": ref(prefix + "Options"),
-            **getattr(engine, "VIEW", {}),
-        }}],
+            **vocabulary.view_schema(view),
+        }, "required": ["game", "options", *(field.name for field in view)]}],
     }
     for verdict, judge in engine.JUDGES.items():
         schemas[prefix + camel(verdict) + "VerdictRequest"] = judge.request

@@ -353,12 +353,16 @@ def public_move(engine, move: Any) -> Any:
 
 
 def public_state(engine, state: dict) -> dict:
-    """The public state of a game in one vocabulary: the engine's own view, then ``phase``,
-    ``round``, ``events``, ``outcome`` (and ``status``/``winners`` from it), ``allowed`` and, in a
-    game that takes them, the table's ``adjustments`` (T-2)."""
+    """The public state of a game in one vocabulary (``referee.rules.vocabulary``): the engine's own
+    view, then ``phase``, ``round``, ``round_label`` and ``lower_is_better`` (from the engine's
+    ``ROUND_LABEL`` and ``LOWER_IS_BETTER``), ``events``, ``outcome`` (and ``status``/``winners``
+    from it), ``allowed``, and in a game that takes them the way the table records (T-4) and its
+    ``adjustments`` (T-2)."""
     view = engine.public_view(state)
     result = engine.outcome(state)
     view.update(phase=state.get("phase"), round=view.get("round", state.get("round")),
+                round_label=getattr(engine, "ROUND_LABEL", "round"),
+                lower_is_better=getattr(engine, "LOWER_IS_BETTER", False),
                 events=list(state.get("events") or []), status=result["status"],
                 winners=list(result["winners"]), outcome=result, allowed=allowed_moves(engine, state))
     if RECORD_MOVE in engine.MOVES:

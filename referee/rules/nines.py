@@ -29,7 +29,9 @@ from referee.rules.base import (
     correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, player_option,
     record_move, record_option, replace_round, resolve_options, round_index,
 )
+from referee.rules import vocabulary
 from referee.rules.fields import Card, Choice, Int, Player, Shaped
+from referee.rules.vocabulary import shown
 from referee.texts import N_, T, Text
 
 NAME = "nines"
@@ -59,6 +61,8 @@ OPTIONS = {
     "record": record_option(),
 }
 WHOLE_ROUND = "hand_result"  # a hand entered whole (T-4)
+ROUND_LABEL = "hand"
+LOWER_IS_BETTER = True  # penalty points (N9-7)
 RULINGS = {
     "G-1": "Players are listed in seat order; a player's left is the next one in the list.",
     "G-2": "The first dealer is the last player listed unless recorded; the service never deals.",
@@ -564,7 +568,6 @@ def public_view(state: dict) -> dict:
     pile = state["discard_pile"]
     return {
         "round": state["hand"],
-        "round_label": "hand",
         "hand": state["hand"],
         "to_play": state["to_play"],
         "standings": standings(state),
@@ -572,7 +575,8 @@ def public_view(state: dict) -> dict:
         "grids": copy.deepcopy(state["grids"]),
         "discard_top": pile[-1] if pile else None,
         "discard_pile": list(pile),
-        "stock": state["stock"],
+        "discard_pile_size": len(pile),
+        "draw_pile": state["stock"],
         "reshuffles": state["reshuffles"],
         "done": state["done"],
         "final_turns_left": list(state["final_order"]),  # N9-4: who still has a final turn, in order
@@ -581,6 +585,26 @@ def public_view(state: dict) -> dict:
         "decks": state["options"]["decks"],
         "target": state["options"]["target"],
     }
+
+
+_GRID_SHOWN = {"type": "array", "minItems": CELLS, "maxItems": CELLS, "items": {"type": "string", "nullable": True}}
+VIEW = (
+    shown("hand", {"type": "integer"}, "The hand in progress (the same as round)."),
+    shown("grids", {"type": "object", "additionalProperties": _GRID_SHOWN},
+          "Each player's grid, positions 0-8 row by row: a card face up, null face down (N9-2)."),
+    vocabulary.discard_top(),
+    shown("discard_pile", {"type": "array", "items": {"type": "string"}}, "The discard pile, bottom first: every card "
+          "in it is face up (N9-3)."),
+    vocabulary.discard_pile_size(),
+    vocabulary.DRAW_PILE,
+    shown("reshuffles", {"type": "integer"}, "How often the stock was remade from the discard pile this hand (N9-8)."),
+    shown("done", {"type": "string"}, "The player whose nine cards are face up, or null (N9-4).", nullable=True),
+    shown("final_turns_left", vocabulary.PLAYER_NAMES, "Who still has a final turn, in order (N9-4)."),
+    shown("reveals_pending", vocabulary.PLAYER_NAMES, "Who must still turn their grid face up (N9-4)."),
+    vocabulary.DEALER,
+    shown("decks", {"type": "integer"}, "The decks in play (N9-1)."),
+    vocabulary.TARGET,
+)
 
 
 def outcome(state: dict):

@@ -20,7 +20,7 @@ def round_one_turn_by_turn(api, game):
     turn, the others play their final turns (FC-4) in the three ways a table can enter them."""
     body = api.move(game, {"type": "deal", "discard": "KH"})
     assert body["to_play"] == "Ann" and body["discard_top"] == "KH" and body["step"] == "draw"
-    assert body["stock_size"] == 116 - 4 * 3 - 1
+    assert body["draw_pile"] == 116 - 4 * 3 - 1
     api.refused(game, draw("Bob"), "G-1")
     api.refused(game, discard("Ann", "9S"), "FC-4")             # draw first
     api.move(game, draw("Ann"))

@@ -25,7 +25,7 @@ def turn(player, source, card, position=None, replaced=None):
 def play_hand_move_by_move(api, game):
     """Hand 1: the deal, Ann fills her grid and is done, reveals, final turns (N9-2..N9-4)."""
     body = api.move(game, DEAL)
-    assert body["to_play"] == "Ann" and body["stock"] == 80 and body["discard_top"] == "5H"
+    assert body["to_play"] == "Ann" and body["draw_pile"] == 80 and body["discard_top"] == "5H"
     others = iter(["9H", "9S", "10H", "10S", "JH", "JS", "QC", "QD", "10C", "10D"])
     for i, (card, position, replaced) in enumerate(ANN_FILL):
         body = api.move(game, turn("Ann", "stock", card, position, replaced))
@@ -33,7 +33,7 @@ def play_hand_move_by_move(api, game):
             api.move(game, turn("Bob", "stock", next(others)))
             body = api.move(game, turn("Cy", "stock", next(others)))
     assert body["done"] == "Ann" and body["final_turns_left"] == ["Bob", "Cy"] and body["to_play"] == "Bob"
-    assert body["stock"] == 80 - 16
+    assert body["draw_pile"] == 80 - 16
     api.refused(game, turn("Bob", "stock", "7D"), "N9-4")  # reveals first
     api.move(game, {"type": "reveal", "player": "Bob", "grid": BOB_GRID})
     body = api.move(game, {"type": "reveal", "player": "Cy", "grid": CY_GRID})
@@ -46,7 +46,7 @@ def play_hand_move_by_move(api, game):
 
 def test_whole_three_player_game_to_the_target(api):
     game = api.create("nines", PLAYERS)
-    assert game["to_play"] == "Ann" and game["dealer"] == "Cy" and game["stock"] == 108  # G-2: Cy deals, Ann first
+    assert game["to_play"] == "Ann" and game["dealer"] == "Cy" and game["draw_pile"] == 108  # G-2: Cy deals, Ann first
     body = play_hand_move_by_move(api, game)
     record = body["rounds"][0]
     assert record["scores"] == {"Ann": 17, "Bob": 32, "Cy": 48}
@@ -160,6 +160,7 @@ def test_grid_verdict_refuses_malformed_bodies(api, body):
 
 def test_rules_endpoint_lists_nines(client):
     body = client.get("/api/v1/rules/nines").get_json()
-    assert set(body["moves"]) == {"deal", "turn", "reveal", "reveal_all", "hand_result", "correct_round", "adjust"}
+    assert set(body["moves"]) == {"deal", "turn", "reveal", "reveal_all", "hand_result", "correct_round", "switch_record",
+                                 "adjust"}
     assert {"N9-1", "N9-8", "G-1", "G-2"} <= set(body["rulings"])
     assert body["judges"]["grid"]["path"] == "/api/v1/judge/nines/grid"

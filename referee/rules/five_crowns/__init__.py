@@ -25,7 +25,9 @@ from referee.rules.base import (
     correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, player_option,
     record_move, record_option, replace_round, resolve_options, round_index,
 )
+from referee.rules import vocabulary
 from referee.rules.fields import Card, Cards, Choice, Player, Shaped
+from referee.rules.vocabulary import shown
 from referee.texts import N_, T, Text
 from referee.rules.five_crowns.solver import (RANKS, best_discard, best_lay_down, can_meld_all, card_points,
                                               go_out_discard, is_wild, meld_kind, sort_key,
@@ -61,6 +63,7 @@ OPTIONS = {
     "record": record_option(),
 }
 WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
+LOWER_IS_BETTER = True  # penalty points (FC-5)
 
 RULINGS = {
     "FC-1": "Two 58-card decks (five suits, 3-K twice each, six Jokers); four decks for more "
@@ -657,7 +660,7 @@ def public_view(state: dict) -> dict:
         "in_round": list(state["in_round"]),
         "discard_top": None if finished or not pile else pile[-1],
         "discard_pile_size": 0 if finished else len(pile),
-        "stock_size": state["stock"],
+        "draw_pile": None if finished else state["stock"],
         "hand_sizes": {} if finished else dict(state["hand_sizes"]),
         "went_out": None if finished else state["went_out"],
         "final_turns_left": [] if finished else list(state["final_turns_left"]),
@@ -665,6 +668,30 @@ def public_view(state: dict) -> dict:
         "known_cards": {} if finished else {n: list(c) for n, c in state["known"].items() if c},
         "decks": state["options"]["decks"], "tie_break": state["options"]["tie_break"],
     }
+
+
+_PER_PLAYER_CARDS = {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}
+VIEW = (
+    shown("wild", {"type": "string"}, "The round's wild rank (FC-2; a tie-break round: 6, FC-5)."),
+    shown("cards_dealt", {"type": "integer"}, "The cards each player is dealt this round (FC-2)."),
+    vocabulary.DEALER,
+    shown("step", {"type": "string", "enum": ["deal", "draw", "discard", "final_turn"]},
+          "Where the turn is: the deal, a draw, a discard, or a final turn after someone went out (FC-4).",
+          nullable=True),
+    shown("play_off", {"type": "boolean"}, "True in a tie-break round (FC-5)."),
+    shown("in_round", vocabulary.PLAYER_NAMES, "Who plays this round (all, or the tied players of a tie-break)."),
+    vocabulary.discard_top(),
+    vocabulary.discard_pile_size(),
+    vocabulary.DRAW_PILE,
+    vocabulary.HAND_SIZES,
+    shown("went_out", {"type": "string"}, "Who went out this round, or null (FC-4).", nullable=True),
+    shown("final_turns_left", vocabulary.PLAYER_NAMES, "Who still has a final turn, in order (FC-4)."),
+    shown("laid_down", {"type": "object", "additionalProperties": {"type": "object"}},
+          "The melds and leftover each player showed this round (FC-4)."),
+    shown("known_cards", _PER_PLAYER_CARDS, "Cards known to be in a hand (taken from the discard pile)."),
+    shown("decks", {"type": "integer"}, "The decks in play (FC-1, FC-8)."),
+    shown("tie_break", {"type": "string", "enum": ["share", "play_off"]}, "How a tie for the win is settled (FC-5)."),
+)
 
 
 def outcome(state: dict):
