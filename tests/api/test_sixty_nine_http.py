@@ -94,7 +94,7 @@ def test_whole_three_player_game_to_69(api):
         assert moves < 5000
         if body["phase"] not in ("round_over", "finished"):
             assert body["hand_sizes"] == {p: len(h) for p, h in table.hands.items()}
-            assert body["deck"] == len(table.deck)
+            assert body["draw_pile"] == len(table.deck)
     assert body["winners"] and all(body["standings"][w] >= 69 for w in body["winners"])
     assert body["winners"] == sorted(body["winners"], key=lambda w: -body["standings"][w])
     losers = [p for p in PLAYERS if p not in body["winners"]]
@@ -114,7 +114,7 @@ def test_steal_and_capture_over_http(api):
     game = api.create(GAME, PLAYERS, {"dealer": ANN})
     assert game["to_play"] == ANN
     body = api.move(game, {"type": "deal", "dealer": ANN, "flip": "2A"})
-    assert body["to_play"] == BOB and body["deck"] == 38
+    assert body["to_play"] == BOB and body["draw_pile"] == 38
     body = api.move(game, {"type": "play", "player": BOB, "set": 1, "cards": ["3B"]})
     body = api.move(game, {"type": "play", "player": CAT, "set": 1, "cards": ["w"]})
     table_set = body["table"][0]
@@ -184,10 +184,10 @@ def test_empty_deck_pull_over_http(api):
     players = ["p1", "p2", "p3", "p4", "p5", "p6"]
     game = api.create(GAME, players)
     body = api.move(game, {"type": "deal", "dealer": "p6", "flip": "0A"})
-    assert body["deck"] == 8
+    assert body["draw_pile"] == 8
     for i, card in enumerate(["1A", "2B", "3C", "4D", "5E", "6F", "7A", "8B"]):
         body = api.move(game, {"type": "pass", "player": players[i % 6], "flip": card})
-    assert body["deck"] == 0 and body["to_play"] == "p3"
+    assert body["draw_pile"] == 0 and body["to_play"] == "p3"
     body = api.move(game, {"type": "pass", "player": "p3", "flip": "9C"})
     assert body["hand_sizes"]["p2"] == 9 and body["pulls"] == [{"by": "p3", "from": "p2", "card": "9C"}]
     assert body["table"][-1]["cards"] == ["9C"]

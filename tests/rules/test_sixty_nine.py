@@ -97,7 +97,7 @@ def test_public_view_fields_and_json():
     state = start()
     view = public_state(g, state)
     for key in ("status", "round", "to_play", "standings", "winners", "rounds", "table", "captured",
-                "hand_sizes", "deck", "phase"):
+                "hand_sizes", "draw_pile", "phase"):
         assert key in view
     assert set(view["table"][0]) == {"id", "cards", "reading", "complete", "claimant", "count", "locked"}
     assert json.loads(json.dumps(state)) == state

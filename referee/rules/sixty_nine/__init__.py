@@ -12,7 +12,9 @@ from referee.rules import base
 from referee.rules.base import (TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind,
                                 correction_move, finished, in_progress, record_move, record_option, replace_round,
                                 round_index)
+from referee.rules import vocabulary
 from referee.rules.fields import Card, Cards, Player, Shaped
+from referee.rules.vocabulary import shown
 from referee.rules.sixty_nine import game
 from referee.rules.sixty_nine.scoring import MOST_POINTS, score_round
 from referee.rules.sixty_nine.sets import COMPLETE_AT, DECK_SIZE, check_captured, check_copies, read_set
@@ -101,12 +103,41 @@ def public_view(state: dict) -> dict:
         "table": state["table"],
         "captured": state["captured"],
         "hand_sizes": state["hand_sizes"],
-        "deck": state["deck"],
+        "draw_pile": state["deck"],
         "chances": chances,
         "pending_scramble": state["pending_scramble"],
         "pulls": state["pulls"],
         "target": state["options"]["target"],
     }
+
+
+_CARD_CODES = {"type": "array", "items": {"type": "string"}}
+_READING = {"type": "array", "nullable": True, "items": {"type": "object", "properties": {
+    "card": {"type": "string"}, "suit": {"type": "string"}, "value": {"type": "integer"}}}}
+_SET = {"type": "object", "required": ["id", "cards", "reading"], "properties": {
+    "id": {"type": "integer"}, "cards": _CARD_CODES, "reading": _READING,
+    "complete": {"type": "boolean"}, "claimant": {"type": "string", "nullable": True},
+    "count": {"type": "integer", "nullable": True}, "locked": {"type": "boolean"}}}
+VIEW = (
+    vocabulary.DEALER,
+    shown("table", {"type": "array", "items": _SET},
+          "The sets on the table: id, cards, how they are read (S69-2), and the claim (S69-4, S69-5)."),
+    shown("captured", {"type": "object", "additionalProperties": {"type": "array", "items": _SET}},
+          "The sets each player has captured this round (S69-4, S69-6)."),
+    vocabulary.HAND_SIZES,
+    vocabulary.DRAW_PILE,
+    shown("chances", {"type": "object", "properties": {"player": {"type": "string"}, "sets": {
+        "type": "array", "items": {"type": "integer"}}}},
+          "While chances go round (S69-4): whose chance it is and the complete sets open to it; else null.",
+          nullable=True),
+    shown("pending_scramble", {"type": "string"}, "Who put a Scramble on the table and now rearranges or declines "
+          "it (S69-9), or null.", nullable=True),
+    shown("pulls", {"type": "array", "items": {"type": "object", "properties": {
+        "by": {"type": "string"}, "from": {"type": "string"}, "card": {"type": "string"}}}},
+          "The cards pulled this round from a hand to flip when the deck was empty: who pulled, from whom, which "
+          "card (S69-8)."),
+    vocabulary.TARGET,
+)
 
 
 def outcome(state: dict):

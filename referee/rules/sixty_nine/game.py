@@ -107,7 +107,7 @@ def mark_complete(table_set: dict, claimant: str, count: int) -> None:
 def initial_state(players: list[str], options: dict) -> dict:
     dealer = base.player_option(options, "dealer", players) or players[-1]  # G-2
     return {
-        "players": players, "options": options,
+        "players": players, "options": {**options, "dealer": dealer},  # options hold what was resolved
         "phase": "round_over", "round": 1, "to_play": dealer, "dealer": dealer,
         "table": [], "captured": {p: [] for p in players},
         "hand_sizes": {p: 0 for p in players}, "deck": DECK_SIZE,

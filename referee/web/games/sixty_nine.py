@@ -34,7 +34,7 @@ class SixtyNineUI(GameUI):
 
     def facts(self, view):
         return [(_("Round"), view.get("round")), (_("Phase"), phase_text(view.get("phase") or "")),
-                (_("To play"), view.get("to_play")), (_("Dealer"), view.get("dealer")), (_("Deck"), view.get("deck")),
+                (_("To play"), view.get("to_play")), (_("Dealer"), view.get("dealer")), (_("Deck"), view.get("draw_pile")),
                 (_("Target"), view.get("target"))]
 
     def forms(self, view):
