@@ -53,7 +53,7 @@ from referee.rules.fields import Choice, Field, Flag, Int, Player, Text as TextF
 from referee.texts import N_, Joined, T, Text, joined
 
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "bind", "apply_move", "load_move",
-           "implied_actor",
+           "implied_actor", "SAYS",
            "allowed_moves", "public_state", "public_move", "next_state", "TABLE_RULINGS", "adjust_move",
            "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move"]
 
@@ -404,6 +404,11 @@ def plain_copy(value: Any) -> Any:
     if kind in _IMMUTABLE:
         return value
     return copy.deepcopy(value)
+
+
+# Every verdict's answer says itself in a sentence a player can read aloud, citing its ruling.
+SAYS = {"type": "string", "description": "The verdict in a sentence a player can read aloud, citing its ruling.",
+        "example": "Yes: 7H 5S 9H is a run, 5S standing in for the 8 (FC-3)."}
 
 
 @dataclass(frozen=True)

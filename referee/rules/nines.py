@@ -25,7 +25,7 @@ from typing import Any
 
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
-    TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
+    SAYS, TABLE_RULINGS, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
     correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, player_option,
     record_move, record_option, replace_round, resolve_options, round_index,
 )
@@ -795,7 +795,14 @@ def judge_grid(body: Any) -> dict:
     decks = get_int(body, "decks", 1, 20, required=False, default=VERDICT_DECKS, rule="N9-1")
     check_copies(grid, _copies(decks), rule="N9-1")  # no more copies than the decks hold
     joker = get_choice(body, "joker_points", (-3, -2, -5), required=False, default=JOKER_POINTS, rule="N9-9")
-    return score_grid(grid, joker)
+    scored = score_grid(grid, joker)
+    sets = [T("{line} is a set of {rank}s", line=_line_name(found["cells"]), rank=found["rank"])
+            for found in scored["sets"]]
+    says = (T("This grid scores {points}: {sets}, 0 points (N9-5); the other cards count their points (N9-6).",
+              points=scored["points"], sets=and_names(sets)) if sets else
+            T("This grid scores {points}: no row or column is a set (N9-5), so every card counts its points (N9-6).",
+              points=scored["points"]))
+    return {**scored, "says": says}
 
 
 _CODES = {"type": "array", "minItems": 9, "maxItems": 9, "items": {"type": "string"}}
@@ -809,18 +816,21 @@ JUDGES = {
         judge_grid,
         N_("Score one full Nines grid: sets in rows and columns, points per card (N9-5, N9-6)."),
         request={"type": "object", "required": ["grid"], "additionalProperties": False,
-                 "properties": {"grid": {"description": N_("9 card codes row by row, or 3 rows of 3."),
+                 "properties": {"grid": {"title": N_("Grid"), "description": N_("9 card codes row by row, or 3 rows "
+                                                                                 "of 3."),
                                          "oneOf": [_CODES, _ROWS]},
-                                "decks": {"type": "integer", "minimum": 1, "maximum": 20,
+                                "decks": {"type": "integer", "minimum": 1, "maximum": 20, "title": N_("Decks"),
                                           "default": VERDICT_DECKS,
                                           "description": T("Decks in play: the grid may hold no more copies of a "
                                                            "card than they do (N9-1). Omitted: {decks}, the decks "
                                                            "N9-1 gives the most players a game seats ({players}).",
                                                            decks=VERDICT_DECKS, players=PLAYERS[1])},
                                 "joker_points": {"type": "integer", "enum": [-3, -2, -5], "default": -3,
+                                                 "title": N_("A Joker's points"),
                                                  "description": N_("A Joker's points (N9-9).")}}},
-        response={"type": "object", "required": ["points", "sets", "card_points", "breakdown"],
+        response={"type": "object", "required": ["points", "sets", "card_points", "breakdown", "says"],
                   "properties": {
+                      "says": SAYS,
                       "points": {"type": "integer"},
                       "sets": {"type": "array", "items": {
                           "type": "object", "required": ["cells", "rank"],

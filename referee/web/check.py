@@ -79,8 +79,10 @@ def fields(judge) -> list[dict]:
         elif kind == "flag":
             choices = [("true", _("Yes")), ("false", _("No"))]
         example = schema.get("example")
+        # the label is the schema's own title, in the reader's language; a field without one shows its name
+        label = say(schema["title"]) if schema.get("title") else name.replace("_", " ").capitalize()
         found.append({"name": name, "kind": kind, "required": name in required, "hint": hint.strip(),
-                      "label": name.replace("_", " ").capitalize(), "choices": choices,
+                      "label": label, "choices": choices,
                       "placeholder": " ".join(map(str, example)) if isinstance(example, list)
                       else ("" if example is None else str(example))})
     return found

@@ -679,7 +679,9 @@ def _check_page(engine, status=200, **answer):
             values = answer.get("values", values)
         forms.append({"verdict": verdict, "summary": judge.summary, "fields": check.fields(judge),
                       "values": values})
-    return render_template("check.html", engine=engine, forms=forms, game=game, note=note, **answer), status
+    pad = ui_for(engine.NAME).card_pad(view or {})  # the game page's own card pad, for the card fields
+    return render_template("check.html", engine=engine, forms=forms, game=game, note=note, pad=pad,
+                           **answer), status
 
 
 @bp.get("/check/<game>")
@@ -708,7 +710,8 @@ def check_verdict(game, verdict):
     ids = check.cited(result)
     ids += [rid for rid in check.verdict_rulings(judge, engine) if rid not in ids]
     rulings = check.summaries(ids, engine, _general_rulings())
-    return _check_page(engine, 200, result=result, rulings=rulings, **context)
+    details = {key: value for key, value in result.items() if key != "says"}
+    return _check_page(engine, 200, result=result, details=details, rulings=rulings, **context)
 
 
 def _general_rulings() -> dict:

@@ -174,17 +174,19 @@ def test_play_off_round_over_http(api):
 def test_verdicts_over_http(api):
     body = api.judge(GAME, "hand", {"wild": "8", "cards": ["8D", "QD", "Q*", "8*", "9D", "9D", "9H"]})
     assert body["min_points"] == 0 and body["leftover"] == [] and body["can_go_out"] is True
-    assert set(body) == {"min_points", "melds", "leftover", "can_go_out", "go_out_discard"}
+    assert set(body) == {"min_points", "melds", "leftover", "can_go_out", "go_out_discard", "says"}
     body = api.judge(GAME, "hand", {"round": 5, "cards": ["9D", "7C", "JD", "KS"]})
     assert body == {"min_points": 13, "melds": [["9D", "7C", "JD"]], "leftover": ["KS"],
-                    "can_go_out": True, "go_out_discard": "KS"}
+                    "can_go_out": True, "go_out_discard": "KS",
+                    "says": "Best lay-down: 9D 7C JD; 13 points left over (KS) (FC-6). It goes out discarding KS "
+                            "(FC-4)."}
     for wild, cards in (("8", ["8D", "QD", "Q*"]), ("8", ["8*", "9D", "9D", "9H"]),
                         ("7", ["9D", "7C", "JD"]), ("7", ["6D", "7*", "7S", "9D"])):
         body = api.judge(GAME, "meld", {"wild": wild, "cards": cards})
         assert body["legal"] is True and body["kind"] in ("book", "run")
     body = api.judge(GAME, "meld", {"round": 1, "cards": ["7H", "8H", "10S"]})
     assert body == {"legal": False, "kind": None, "reason": "7H 8H 10S: a run needs one suit",
-                    "rule": "FC-3"}
+                    "rule": "FC-3", "says": "No: 7H 8H 10S: a run needs one suit (FC-3)."}
     assert api.judge(GAME, "meld", {"round": 1, "cards": ["7X"]}, expect=422)["status"] == 422
     assert api.judge(GAME, "hand", {"cards": ["7H"]}, expect=422)["status"] == 422
     assert api.judge(GAME, "hand", {"round": 1, "cards": ["7H"] * 3}, expect=422)["rule"] == "FC-1"

@@ -140,7 +140,7 @@ def test_bad_options_are_refused(api, options):
 def test_grid_verdict(api, grid, points, sets):
     body = api.judge("nines", "grid", {"grid": grid})
     assert body["points"] == points and body["sets"] == sets
-    assert set(body) == {"points", "sets", "card_points", "breakdown"}
+    assert set(body) == {"points", "sets", "card_points", "breakdown", "says"}
     assert len(body["card_points"]) == 9 and sum(body["card_points"]) == points
 
 

@@ -162,8 +162,8 @@ def test_set_verdict_over_http(api):
     assert verdict["legal"] and verdict["complete"] and verdict["rule"] is None
     assert sorted(r["value"] for r in verdict["reading"]) == [6, 7, 8, 9]
     verdict = api.judge(GAME, "set", {"cards": ["9A", "0B", "1C"]})
-    assert verdict == {"legal": False, "complete": False, "reading": None,
-                       "reason": verdict["reason"], "rule": "S69-2"}
+    assert verdict == {"legal": False, "complete": False, "reading": None, "reason": verdict["reason"],
+                       "rule": "S69-2", "says": f"No: 9A 0B 1C is not a legal set (S69-2): {verdict['reason']}"}
     assert api.judge(GAME, "set", {"cards": ["1A", "1A"]}, expect=422)["rule"] == "S69-1"
     api.judge(GAME, "set", {"cards": ["QQ"]}, expect=422)
 

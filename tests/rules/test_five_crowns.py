@@ -280,8 +280,10 @@ def test_draw_from_empty_discard_pile(dealt):
     ("9", ["3H", "JK", "JK", "JK", "JK", "JK", "JK", "9S", "9D", "9C", "KH"], "run"),  # 3..K
 ])
 def test_fc3_legal_melds(wild, meld, kind):
-    assert fc.judge_meld({"wild": wild, "cards": meld}) == {"legal": True, "kind": kind,
-                                                             "reason": None, "rule": None}
+    verdict = fc.judge_meld({"wild": wild, "cards": meld})
+    assert {k: v for k, v in verdict.items() if k != "says"} == {"legal": True, "kind": kind, "reason": None,
+                                                                 "rule": None}
+    assert verdict["says"].startswith("Yes: ") and verdict["says"].endswith("(FC-3).")
 
 
 @pytest.mark.parametrize("wild, meld, why", [
@@ -782,3 +784,24 @@ def test_fc6_equal_scores_discard_a_natural_card_before_a_wild_then_the_highest(
     assert fc.best_discard(["7S", "6S", "5S", "3H"], "3")[0] == "7S"
     discard, kept = fc.best_discard(["JK", "QD", "KC", "4C"], "3")
     assert discard == "JK" and kept.points == 4 + 12 + 13
+
+
+
+@pytest.mark.parametrize("wild, meld, says", [
+    ("5", ["7H", "5S", "9H"], "Yes: 7H 5S 9H is a run, 5S standing in for the 8 (FC-3)."),   # issue 33's example
+    ("5", ["4H", "5H", "6H"], "Yes: 4H 5H 6H is a run (FC-3)."),                              # the 5H stands for itself
+    ("3", ["QD", "QS", "JK"], "Yes: QD QS JK is a book of Qs, JK standing in for the Q (FC-3)."),
+    ("5", ["JH", "QH", "JK", "5S"], "Yes: JH QH JK 5S is a run, JK standing in for the K and 5S standing in for "
+                                    "the 10 (FC-3)."),                                         # no wrap: below J
+    ("3", ["JK", "JK", "3H"], "Yes: JK JK 3H are all wild cards, and a meld of wild cards alone is legal (FC-3)."),
+    ("3", ["7H", "8H", "10S"], "No: 7H 8H 10S: a run needs one suit (FC-3)."),
+])
+def test_the_meld_verdict_says_itself_in_a_sentence_citing_FC3(wild, meld, says):
+    """Issue 33: the Check page reads the answer aloud, not a table of fields."""
+    assert fc.judge_meld({"wild": wild, "cards": meld})["says"] == says
+
+
+def test_the_hand_verdict_says_the_best_lay_down_and_whether_it_goes_out_FC4_FC6():
+    says = fc.judge_hand({"wild": "5", "cards": ["7H", "5S", "9H", "KD"]})["says"]
+    assert says == "Best lay-down: 7H 5S 9H; 13 points left over (KD) (FC-6). It goes out discarding KD (FC-4)."
+    assert "cannot go out" in fc.judge_hand({"wild": "5", "cards": ["7H", "KD"]})["says"]

@@ -895,3 +895,11 @@ def test_junk_judge_bodies_raise_only_invalid_input(body):
 
 
 DONE_STATE = play_until_ann_done(dealt())
+
+
+
+def test_the_grid_verdict_says_itself_in_a_sentence_N9_5_N9_6():
+    says = nines.JUDGES["grid"].fn({"grid": ["5H", "5S", "5D", "2H", "3H", "4H", "KH", "QH", "JK"]})["says"]
+    assert says == "This grid scores 16: row 1 is a set of 5s, 0 points (N9-5); the other cards count their points (N9-6)."
+    plain = nines.JUDGES["grid"].fn({"grid": ["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H"]})["says"]
+    assert plain.startswith("This grid scores 45: no row or column is a set (N9-5)")

@@ -1079,3 +1079,15 @@ def test_s69_4_everyone_up_to_a_named_player_adds_nothing():
     refused(state, {"type": "pass_chances", "until": BOB}, rule="S69-4")   # it is bob's chance already
     refused(state, {"type": "pass_chances", "until": "Zed"}, exc=InvalidInput)
     refused(run(start()), {"type": "pass_chances"}, rule="S69-4")          # no chances now
+
+
+
+def test_the_set_verdict_says_itself_in_a_sentence_S69_2_S69_4():
+    assert g.JUDGES["set"].fn({"cards": ["6A", "9B", "WILD"]})["says"] == (
+        "Yes: 6A 9B WILD is a legal set (6A as 6 in suit A, 9B as 6 in suit B, WILD as 6 in suit C) and complete: "
+        "three cards or more (S69-2, S69-4).")
+    assert "not complete yet" in g.JUDGES["set"].fn({"cards": ["6A", "7B"]})["says"]
+    assert g.JUDGES["set"].fn({"cards": ["6A", "9B", "8C"]})["says"].startswith(
+        "No: 6A 9B 8C is not a legal set (S69-2): ")
+    assert g.JUDGES["score"].fn({"captured": [["6A", "7B", "8C"]], "hand": 2})["says"].startswith(
+        "This round scores 1 (S69-11)")

@@ -196,3 +196,18 @@ def test_a_game_without_verdicts_has_an_empty_check_page(client):
         assert page.status_code == 200 and "no verdicts to check" in page.get_data(as_text=True)
     finally:
         ENGINES.pop(high_card.NAME, None)
+
+
+def test_the_answer_is_a_sentence_to_read_aloud_and_the_fields_fold_away(client):
+    """Issue 33: the Check page answered with a table of fields (legal yes / kind run / reason - /
+    rule -); it answers with the verdict's own sentence, citing the rule, the fields folded under it."""
+    response, page = post(client, "five-crowns", "meld", {"wild": "5", "cards": "7H 5S 9H"})
+    assert response.status_code == 200
+    answer = answer_of(page)
+    says = re.search(r'<p class="says" id="says">(.*?)</p>', answer, re.DOTALL).group(1)
+    assert says == "Yes: 7H 5S 9H is a run, 5S standing in for the 8 (FC-3)."
+    assert answer.index('id="says"') < answer.index("<details")
+    # each form is titled by its question, each field by its own title; the cards come from the pad
+    assert "Is this a legal book or run (FC-3)?" in page and ">Wild rank" in page
+    form = re.search(r'<form [^>]*id="check-meld".*?</form>', page, re.DOTALL).group(0)
+    assert 'class="pad' in form or "data-pad" in form

@@ -19,18 +19,18 @@ from __future__ import annotations
 import copy
 from collections import Counter
 
-from referee.cards import JOKER, parse_five_crowns
+from referee.cards import JOKER, parse_five_crowns, rank_of
 from referee.rules.base import (
-    TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind, check_keys, check_players,
+    SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind, check_keys, check_players,
     correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, player_option,
     record_move, record_option, replace_round, resolve_options, round_index,
 )
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Cards, Choice, Player, Shaped
 from referee.rules.vocabulary import shown
-from referee.texts import N_, T, Text
+from referee.texts import N_, T, Text, joined
 from referee.rules.five_crowns.solver import (RANKS, best_discard, best_lay_down, can_meld_all, card_points,
-                                              go_out_discard, is_wild, meld_kind, sort_key,
+                                              go_out_discard, is_wild, meld_kind, sort_key, stand_ins,
                                               wild_rank_of_round)
 
 NAME = "five-crowns"
@@ -923,29 +923,50 @@ def judge_hand(body) -> dict:
     # FC-4: going out lays down the dealt number of cards (three at least) and discards one
     # more, so fewer than four cards never go out (a lone card is no lay-down).
     discard = go_out_discard(cards, wild) if len(cards) >= 4 else None
+    melds = "; ".join(" ".join(meld) for meld in best.melds) or N_("no meld")
+    says = [T("Best lay-down: {melds}; {points} points left over ({leftover}) (FC-6).", melds=melds,
+              points=best.points, leftover=" ".join(best.leftover) or N_("nothing"))]
+    says.append(T("It goes out discarding {card} (FC-4).", card=discard) if discard else
+                N_("It cannot go out: no discard leaves every other card in books and runs (FC-4)."))
     return {"min_points": best.points, "melds": best.melds, "leftover": best.leftover,
-            "can_go_out": discard is not None, "go_out_discard": discard}
+            "can_go_out": discard is not None, "go_out_discard": discard, "says": joined(says, " ")}
 
 
 def judge_meld(body) -> dict:
     wild, cards = _judge_input(body, 0, MAX_JUDGED_MELD)
     kind, reason = meld_kind(cards, wild)
+    shown = " ".join(cards) or N_("(no cards)")
     if kind:
-        return {"legal": True, "kind": kind, "reason": None, "rule": None}
-    return {"legal": False, "kind": None, "reason": T("{cards}: {reason}", cards=" ".join(cards) or N_("(no cards)"),
-                                                      reason=reason),
-            "rule": "FC-3"}
+        named = [T("{card} standing in for the {rank}", card=card, rank=rank)
+                 for card, rank in stand_ins(cards, wild, kind) if rank_of(card) != rank or card == JOKER]
+        what = N_("a run") if kind == "run" else T("a book of {rank}s", rank=_book_rank(cards, wild))
+        if all(is_wild(card, wild) for card in cards):
+            says = T("Yes: {cards} are all wild cards, and a meld of wild cards alone is legal (FC-3).", cards=shown)
+        else:
+            says = (T("Yes: {cards} is {what}, {stand_ins} (FC-3).", cards=shown, what=what,
+                      stand_ins=and_names(named))
+                    if named else T("Yes: {cards} is {what} (FC-3).", cards=shown, what=what))
+        return {"legal": True, "kind": kind, "reason": None, "rule": None, "says": says}
+    reason = T("{cards}: {reason}", cards=shown, reason=reason)
+    return {"legal": False, "kind": None, "reason": reason, "rule": "FC-3",
+            "says": T("No: {reason} (FC-3).", reason=reason)}
+
+
+def _book_rank(cards: list[str], wild: str) -> str:
+    naturals = [rank_of(c) for c in cards if not is_wild(c, wild)]
+    return naturals[0] if naturals else wild
 
 
 _CARDS_SCHEMA = {"type": "array", "items": {"type": "string"}, "example": ["8D", "QD", "Q*"]}
 _JUDGE_REQUEST = {
     "type": "object", "required": ["cards"],
     "properties": {
-        "round": {"type": "integer", "minimum": 1, "maximum": ROUNDS,
+        "round": {"type": "integer", "minimum": 1, "maximum": ROUNDS, "title": N_("Round"),
                   "description": N_("The round (1-11); its rank is wild (FC-2). Give round or wild.")},
-        "wild": {"type": "string", "description": N_("The wild rank, 3 to K. Give round or wild.")},
-        "cards": _CARDS_SCHEMA,
-        "decks": {"type": "integer", "enum": list(DECK_CHOICES), "default": 2,
+        "wild": {"type": "string", "title": N_("Wild rank"),
+                 "description": N_("The wild rank, 3 to K. Give round or wild.")},
+        "cards": {**_CARDS_SCHEMA, "title": N_("Cards")},
+        "decks": {"type": "integer", "enum": list(DECK_CHOICES), "default": 2, "title": N_("Decks"),
                   "description": N_("Decks in play, for the copy count (FC-1).")},
     },
 }
@@ -957,8 +978,9 @@ JUDGES = {
            "and whether the hand can go out (FC-4) with which discard."),
         request=_JUDGE_REQUEST,
         response={"type": "object",
-                  "required": ["min_points", "melds", "leftover", "can_go_out", "go_out_discard"],
+                  "required": ["min_points", "melds", "leftover", "can_go_out", "go_out_discard", "says"],
                   "properties": {
+                      "says": SAYS,
                       "min_points": {"type": "integer"},
                       "melds": {"type": "array", "items": _CARDS_SCHEMA},
                       "leftover": _CARDS_SCHEMA,
@@ -968,8 +990,9 @@ JUDGES = {
         judge_meld,
         N_("Is this a legal book or run (FC-3)?"),
         request=_JUDGE_REQUEST,
-        response={"type": "object", "required": ["legal", "kind", "reason", "rule"],
+        response={"type": "object", "required": ["legal", "kind", "reason", "rule", "says"],
                   "properties": {
+                      "says": SAYS,
                       "legal": {"type": "boolean"},
                       "kind": {"type": "string", "enum": ["book", "run", None], "nullable": True},
                       "reason": {"type": "string", "nullable": True},

@@ -110,6 +110,32 @@ def meld_kind(cards: list[str], wild: str) -> tuple[str | None, str | None]:
     return "run", None
 
 
+def stand_ins(cards: list[str], wild: str, kind: str) -> list[tuple[str, str]]:
+    """For a legal meld (``meld_kind``): each wild card and the rank it stands for (FC-3), in the
+    order they lie. In a book a wild stands for the book's rank; in a run the wilds fill the gaps
+    first, lowest first, then extend the run upward (or below 3 when K is reached). A wild of the
+    wild rank that can stand for itself does so where its own rank is missing."""
+    naturals = [c for c in cards if not is_wild(c, wild)]
+    wilds = [c for c in cards if is_wild(c, wild)]
+    if kind == "book":
+        rank = rank_of(naturals[0]) if naturals else rank_of(wilds[0]) if wilds and wilds[0] != JOKER else wild
+        return [(card, rank) for card in wilds if not (naturals and rank_of(card) == rank)]
+    have = sorted(RANK_INDEX[rank_of(c)] for c in naturals)
+    wanted = [i for i in range(have[0], have[-1] + 1) if i not in have]
+    high = have[-1]
+    while len(wanted) < len(wilds):
+        high += 1
+        wanted.append(high if high < len(RANKS) else have[0] - (high - len(RANKS) + 1))
+    ranks = [RANKS[i] for i in wanted]
+    found = []
+    for card in wilds:
+        own = rank_of(card)
+        rank = own if own in ranks and card != JOKER else ranks[0]
+        ranks.remove(rank)
+        found.append((card, rank))
+    return found
+
+
 # ---------------------------------------------------------------- the search
 
 # _MAX_GAP[length]: the widest gap worth bridging with wilds from an open run of ``length``

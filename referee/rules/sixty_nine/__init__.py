@@ -557,10 +557,18 @@ def judge_set(body: dict) -> dict:
     cards = _cards_field(body, "cards")
     check_copies(cards)
     reading, reason = read_set(cards)
+    shown = " ".join(cards) or N_("(no cards)")
     if reading is None:
-        return {"legal": False, "complete": False, "reading": None, "reason": reason, "rule": "S69-2"}
-    return {"legal": True, "complete": len(cards) >= COMPLETE_AT, "reading": reading,
-            "reason": None, "rule": None}
+        return {"legal": False, "complete": False, "reading": None, "reason": reason, "rule": "S69-2",
+                "says": T("No: {cards} is not a legal set (S69-2): {reason}", cards=shown, reason=reason)}
+    complete = len(cards) >= COMPLETE_AT
+    read = ", ".join(T("{card} as {value} in suit {suit}", card=r["card"], value=r["value"], suit=r["suit"])
+                     for r in reading)
+    says = (T("Yes: {cards} is a legal set ({reading}) and complete: three cards or more (S69-2, S69-4).",
+              cards=shown, reading=read) if complete else
+            T("Yes: {cards} is a legal set ({reading}), not complete yet: it needs three cards (S69-2, S69-4).",
+              cards=shown, reading=read))
+    return {"legal": True, "complete": complete, "reading": reading, "reason": None, "rule": None, "says": says}
 
 
 def judge_score(body: dict) -> dict:
@@ -576,7 +584,10 @@ def judge_score(body: dict) -> dict:
     check_copies([c for s in captured for c in s] + hand)
     check_captured(captured)
     points, breakdown = score_round(captured, hand_count)
-    return {"points": points, "breakdown": breakdown}
+    return {"points": points, "breakdown": breakdown,
+            "says": T("This round scores {points} (S69-11): captured sets {sets}, cards captured {count}, cards left "
+                      "in hand {hand}, with the bonuses S69-11 gives; never below 0.", points=points,
+                      count=sum(map(len, captured)), sets=len(captured), hand=hand_count)}
 
 
 _CARD_LIST = {"type": "array", "items": {"type": "string"}}
@@ -590,17 +601,21 @@ _BREAKDOWN = {"type": "array", "items": {
 JUDGES = {
     "set": Judge(
         judge_set, N_("Is a set of 69 cards legal and complete, and how does it read? (S69-2, S69-4)"),
-        request={"type": "object", "required": ["cards"], "properties": {"cards": _CARD_LIST}},
-        response={"type": "object", "properties": {
-            "legal": {"type": "boolean"}, "complete": {"type": "boolean"}, "reading": _READING,
-            "reason": {"type": "string", "nullable": True}, "rule": {"type": "string", "nullable": True}}},
+        request={"type": "object", "required": ["cards"], "properties": {"cards": {**_CARD_LIST,
+                                                                                   "title": N_("Cards")}}},
+        response={"type": "object", "required": ["legal", "complete", "reading", "reason", "rule", "says"],
+                  "properties": {
+                      "legal": {"type": "boolean"}, "complete": {"type": "boolean"}, "reading": _READING,
+                      "reason": {"type": "string", "nullable": True}, "rule": {"type": "string", "nullable": True},
+                      "says": base.SAYS}},
     ),
     "score": Judge(
         judge_score, N_("Round score of captured sets and the cards left in hand (S69-11)."),
         request={"type": "object", "required": ["captured"], "properties": {
-            "captured": {"type": "array", "items": _CARD_LIST},
-            "hand": {"description": N_("The cards left in hand, or just how many (0-69)."),
+            "captured": {"type": "array", "items": _CARD_LIST, "title": N_("Sets captured")},
+            "hand": {"title": N_("Left in hand"), "description": N_("The cards left in hand, or just how many (0-69)."),
                      "oneOf": [_CARD_LIST, {"type": "integer", "minimum": 0, "maximum": 69}]}}},
-        response={"type": "object", "properties": {"points": {"type": "integer"}, "breakdown": _BREAKDOWN}},
+        response={"type": "object", "required": ["points", "breakdown", "says"],
+                  "properties": {"points": {"type": "integer"}, "breakdown": _BREAKDOWN, "says": base.SAYS}},
     ),
 }
