@@ -78,7 +78,7 @@ def export_record(game: Game, complete: bool) -> dict:
 
 
 def _round_label(engine, state: dict) -> str:
-    return engine.public_view(state).get("round_label") or "round"
+    return getattr(engine, "ROUND_LABEL", "round")  # "hand", "exchange": the game's own word
 
 
 def score_sheet(game: Game) -> list[list[Any]]:

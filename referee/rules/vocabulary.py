@@ -46,8 +46,10 @@ DEALER = shown("dealer", {"type": "string"}, "Who deals the round in progress (G
 DRAW_PILE = shown("draw_pile", {"type": "integer", "minimum": 0},
                   "How many cards the draw pile (stock, deck) holds; null while the service cannot know (before "
                   "the deal, or after the end).", nullable=True)
-HAND_SIZES = shown("hand_sizes", PER_PLAYER_COUNT,
-                   "How many cards each player holds (in XIX 1.0: the closed hand; the open hand is shown whole).")
+HAND_SIZES = shown("hand_sizes", {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0,
+                                                                             "nullable": True}},
+                   "How many cards each player holds (in XIX 1.0: the closed hand; the open hand is shown whole); "
+                   "null for a hand the service cannot count (XIX after an exchange entered whole).")
 TARGET = shown("target", {"type": "integer"}, "The total that ends the game (the game's own rule says when).")
 
 

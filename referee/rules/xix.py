@@ -1,6 +1,6 @@
 """XIX: an 18-card trick game for two, with strikes, rising stakes, a draft and a strike-row trade.
 
-Rules: ``shared/rules/xix.md`` and rulings X19-1 to X19-7 (plus G-1, G-2).
+Rules: ``shared/rules/xix.md`` and rulings X19-1 to X19-8 (plus G-1, G-2, and the table's T-1 to T-4).
 
 The service never deals (G-2). It records what the table makes public (X19-7): the open hands,
 the size of each closed hand, the strike row (each slot face down, or its face-up card), the
@@ -12,6 +12,13 @@ player who took it. ``public_view`` never shows those.
 Hands never run out: an exchange ends at the latest after five tricks (two strikes each, then a
 third for someone), each player holds six cards at the start of every exchange, and the draft
 gives each player back exactly as many cards as they played; the trade is one for one.
+
+A table may record by exchanges instead (T-4, option ``record``): an ``exchange_result`` gives each
+player's strikes (and, in version 1.0, who abandoned), checked as far as counts allow (X19-3,
+X19-4, X19-8). Nobody told the referee which cards such an exchange moved, so from then on the
+hands are no longer known (``hands_known`` false): X19-7 then refuses only a card known to be
+elsewhere (played in the exchange under way, drafted, put into the strike row since), never one
+that may be true. Only such an exchange can be corrected whole (T-1).
 """
 from __future__ import annotations
 
@@ -20,15 +27,19 @@ from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    TABLE_RULINGS, IllegalMove, Judge, Move, adjust_move, bind, check_keys, check_players, finished, get_field,
-    in_deck, in_progress, player_option, resolve_options,
+    TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
+    correction_move, finished, get_field, in_deck, in_progress, player_option, record_move, record_option,
+    replace_round, resolve_options, round_index,
 )
-from referee.rules.fields import Card, Choice, Int, Player
-from referee.texts import N_, T
+from referee.rules import vocabulary
+from referee.rules.vocabulary import shown
+from referee.rules.fields import Card, Choice, Int, Player, Shaped
+from referee.texts import N_, T, Text
 
 NAME = "xix"
 TITLE = "XIX"
 PLAYERS = (2, 2)
+ROUND_LABEL = "exchange"  # what XIX calls a round (the shared vocabulary's round_label)
 
 DECK = tuple(range(1, 19))          # X19-1: one card of each value 1-18
 HAND_SIZE = 6                       # X19-1: six cards to each closed hand
@@ -55,7 +66,9 @@ OPTIONS = {
         "description": N_("House rule: '2.0' plays the designer's version 2.0 (one hand, no raise or abandon, "
                           "stakes 3/5/8, first to 19 or more wins) (X19-8)."),
     },
+    "record": record_option(),
 }
+WHOLE_ROUND = "exchange_result"  # an exchange entered whole (T-4)
 
 RULINGS = {
     "G-1": "Players are listed in seat order.",
@@ -140,6 +153,8 @@ def new_game(players: Any, options: Any = None) -> dict:
     return {
         "players": names,
         "options": opts,
+        "record": opts["record"],    # T-4: move by move, or each exchange whole
+        "hands_known": True,         # False once an exchange went unseen (entered whole, T-4)
         "phase": "trick",
         "to_play": leader,
         "leader": leader,
@@ -209,17 +224,30 @@ def _unknown_closed(state: dict, name: str) -> int:
     return state["closed_sizes"][name] - len(state["closed_known"][name])
 
 
+def _hands_known(state: dict) -> bool:
+    """False once an exchange was entered whole (T-4): its cards moved unseen by the referee."""
+    return state.get("hands_known", True)  # a state stored before T-4 knew every hand
+
+
 def _take_from_hand(state: dict, name: str, card: int, source: str) -> None:
-    """Remove ``card`` from ``name``'s open or closed hand, refusing what cannot be true (X19-7)."""
+    """Remove ``card`` from ``name``'s open or closed hand, refusing what cannot be true (X19-7).
+    Once the hands are no longer known (T-4), only a card known to be elsewhere is refused."""
     _check_source(state, source)
+    known = _hands_known(state)
     if source == "open":
         hand = state["open_hands"][name]
-        if card not in hand:
+        if card in hand:
+            hand.remove(card)
+        elif known:
             raise IllegalMove("X19-7", T("{card} is not in {player}'s open hand.", card=card, player=name),
                               legal={"open": list(hand)})
-        hand.remove(card)
+        else:
+            where = _known_location(state, card)
+            if where:
+                raise IllegalMove("X19-7", T("{card} cannot come from {player}'s open hand: it is {where}.",
+                                             card=card, player=name, where=where))
         return
-    if state["closed_sizes"][name] == 0:
+    if known and state["closed_sizes"][name] == 0:
         raise IllegalMove("X19-7", T("{player} has no cards in their closed hand.", player=name))
     if card in state["closed_known"][name]:
         state["closed_known"][name].remove(card)
@@ -228,10 +256,33 @@ def _take_from_hand(state: dict, name: str, card: int, source: str) -> None:
         if where:
             raise IllegalMove("X19-7", T("{card} cannot come from {player}'s closed hand: it is {where}.", card=card,
                                          player=name, where=where))
-        if _unknown_closed(state, name) == 0:
+        if known and _unknown_closed(state, name) == 0:
             raise IllegalMove("X19-7", T("{card} cannot come from {player}'s closed hand: every card in it is already "
                                          "known, and {card} is not one of them.", card=card, player=name))
-    state["closed_sizes"][name] -= 1
+    _grow_closed(state, name, -1)
+
+
+def _grow_closed(state: dict, name: str, by: int) -> None:
+    if state["closed_sizes"][name] is not None:  # None: not known since an exchange entered whole (T-4)
+        state["closed_sizes"][name] += by
+
+
+def _forget_hands(state: dict) -> None:
+    """T-4: the cards of an exchange the referee did not see (entered whole, or its draft and trade
+    skipped) went somewhere unseen: every hand, and the strike row, are no longer known. What is
+    seen from here on is known again (a draft pick, a card put into the row)."""
+    if _hands_known(state):
+        _event(state, "T-4", N_("The referee did not see this exchange's cards: from now on it knows only the "
+                                "cards seen since, and refuses only a card known to be elsewhere (X19-7)."))
+    names = state["players"]
+    state["hands_known"] = False
+    state["open_hands"] = {n: [] for n in names}
+    state["closed_sizes"] = {n: None for n in names}
+    state["closed_known"] = {n: [] for n in names}
+    state["exchange_cards"] = []
+    # version 2.0 puts every card into the row face down (X19-8); in 1.0 the faces are unknown too
+    face = "down" if _version_2(state) else None
+    state["strike_row"] = [{"face": face, "card": None} for _ in range(ROW_SIZE)]
 
 
 # ---- play and the end of a trick (X19-2, X19-3)
@@ -278,48 +329,78 @@ def _decide(state: dict, move: dict) -> None:
 
 # ---- the end of an exchange (X19-4, X19-5)
 
-def _end_exchange(state: dict, winner: str, how: str) -> None:
+def _exchange_entry(state: dict, number: int, winner: str, how: str, strikes: dict, tricks: list) -> dict:
+    """A finished exchange as ``rounds`` keeps it (its ``totals`` added by the caller): the winner
+    scores the stakes for the strikes received by both (X19-4; X19-8 in version 2.0)."""
     loser = _other(state, winner)
-    total_strikes = sum(state["strikes"].values())
+    total_strikes = sum(strikes.values())
     stakes = (STAKES_2 if _version_2(state) else STAKES)[total_strikes]
-    state["points"][winner] += stakes
-    state["exchange_winner"], state["exchange_loser"] = winner, loser
     if _version_2(state):
         cause = T("{player} received a third strike (X19-8)", player=loser)
     else:
         cause = (T("{player} received a third strike and had to abandon (X19-3)", player=loser)
                  if how == "third strike" else T("{player} abandoned the exchange", player=loser))
-    strikes = N_("1 strike") if total_strikes == 1 else T("{n} strikes", n=total_strikes)
-    detail = T("Won exchange {n}: {cause}; {strikes} in total, stakes {stakes}.", n=state["exchange"], cause=cause,
-               strikes=strikes, stakes=stakes)
-    state["rounds"].append({
-        "round": state["exchange"],
+    strikes_said = N_("1 strike") if total_strikes == 1 else T("{n} strikes", n=total_strikes)
+    detail = T("Won exchange {n}: {cause}; {strikes} in total, stakes {stakes}.", n=number, cause=cause,
+               strikes=strikes_said, stakes=stakes)
+    return {
+        "round": number,
         "scores": {winner: stakes, loser: 0},
-        "totals": dict(state["points"]),
         "breakdown": {winner: [{"rule": "X19-4", "points": stakes, "detail": detail}], loser: []},
         "winner": winner,
         "loser": loser,
         "ended_by": how,
-        "strikes": dict(state["strikes"]),
+        "strikes": dict(strikes),
         "stakes": stakes,
-        "tricks": deepcopy(state["tricks"]),
-    })
+        "tricks": tricks,
+    }
+
+
+def _end_exchange(state: dict, winner: str, how: str, entered: dict | None = None) -> None:
+    """The exchange is over: its stakes scored, the end judged (X19-5), then the draft (X19-6); or,
+    for an exchange ``entered`` whole (T-4), the next exchange at once, the hands no longer known."""
+    loser = _other(state, winner)
+    entry = _exchange_entry(state, state["exchange"], winner, how, state["strikes"], deepcopy(state["tricks"]))
+    if entered is not None:
+        entry.update(entered)
+    state["points"][winner] += entry["stakes"]
+    state["exchange_winner"], state["exchange_loser"] = winner, loser
+    state["rounds"].append({**entry, "totals": dict(state["points"])})
+    detail = entry["breakdown"][winner][0]["detail"]
     _event(state, "X19-4", T("{player} won exchange {n}: {cause}; {strikes} in total, stakes {stakes}.",
                              player=winner, **detail.params))
+    if entered is not None:
+        state["leader"] = winner  # X19-2: the winner took the last trick (the loser received the last strike)
+        _forget_hands(state)
     if _game_over(state):
+        return
+    if entered is not None:
+        _next_exchange(state)     # T-4: the draft and the trade went unrecorded
         return
     state["phase"] = "draft"                      # X19-6: the loser picks first
     state["to_play"] = loser
 
 
-IN_EXCHANGE = ("trick", "decision")  # the phases of an exchange under way (T-2)
+def _between_exchanges(state: dict) -> bool:
+    """No exchange under way: the draft or the trade of the last one, or the next one before its
+    first card (T-2, T-4)."""
+    phase = state["phase"]
+    return phase in ("draft", "trade") or phase == "trick" and not state["trick"] and not state["tricks"]
+
+
+def _inside_exchange(state: dict) -> Text | None:
+    """T-4: an exchange begun move by move is finished move by move."""
+    if state["phase"] == "finished" or _between_exchanges(state):
+        return None
+    return T("exchange {n} was begun move by move: finish it move by move.", n=state["exchange"])
 
 
 def _game_over(state: dict) -> bool:
     """X19-5, the exactly-19 rule first (so it also decides 19-0); X19-8: 19 or more only."""
     points = state["points"]
     awarded = sum(points.values())
-    if awarded == TARGET and not _version_2(state):
+    exactly = awarded == TARGET and not _version_2(state)
+    if exactly:
         winner = min(points, key=points.get)
         detail = T("exactly {target} points have been awarded, so the player with fewer points, {player}, wins.",
                    target=TARGET, player=winner)
@@ -332,7 +413,7 @@ def _game_over(state: dict) -> bool:
     state["phase"] = "finished"
     state["to_play"] = None
     state["winners"] = [winner]
-    state["end"] = {"rule": "X19-5", "reason": "exactly 19 awarded" if awarded == TARGET else "19 or more",
+    state["end"] = {"rule": "X19-5", "reason": "exactly 19 awarded" if exactly else "19 or more",
                     "winner": winner, "detail": detail}
     _event(state, "X19-5", T("The game is over: {reason}", reason=detail))
     return True
@@ -343,28 +424,45 @@ def _event(state: dict, rule: str, text: str) -> None:
 
 
 def _adjust(state: dict, player: str, points: int) -> int:
-    """T-2: a point counts toward the end like an exchange's stakes, at once, but X19-5 (X19-8) is
-    judged where it judges: an adjustment during an exchange (its tricks, a decision) counts at the
-    exchange's end; one between exchanges (the draft, a trade) is judged at once and may end the game
-    (the table as it was is kept, should the table take the end back); after the end, with the
-    table's say-so, it may let the game go on where it stopped."""
+    """T-2: a point counts toward the end like an exchange's stakes, at once; the end is judged as
+    ``_settle`` says."""
     held = state["points"][player]
     if held + points < 0:
         raise IllegalMove("T-2", T("{player} has {points} points: an adjustment can take at most that many.",
                                    player=player, points=held), legal={"points": [-held]})
-    where = {"phase": state["phase"], "to_play": state["to_play"]}
     state["points"][player] += points
-    if where["phase"] in IN_EXCHANGE:  # the exchange's end judges the points (_end_exchange)
-        return state["points"][player]
-    if where["phase"] != "finished":
+    _settle(state)
+    return state["points"][player]
+
+
+def _settle(state: dict) -> None:
+    """X19-5 (X19-8) after the table changed a total (T-1, T-2), judged where it judges: during an
+    exchange (its tricks, a decision), or before the first exchange has ended, at the exchange's
+    end (``_end_exchange``); between exchanges (the draft, a trade, the next exchange before its
+    first card) at once, as part of the exchange just finished, the table as it was kept should the
+    table take the end back; after the end again, the game going on where it stopped (with the
+    table's say-so, ``change_result``) when nobody has won any more."""
+    if state["phase"] == "finished":
+        if not _game_over(state):
+            _reopen(state)
+    elif state["rounds"] and _between_exchanges(state):
+        where = {"phase": state["phase"], "to_play": state["to_play"]}
         if _game_over(state):
             state["resume"] = where
-    elif not _game_over(state):
-        # it ended with an exchange (the draft comes next, loser first), or with an adjustment
-        back = state.pop("resume", None) or {"phase": "draft", "to_play": state["exchange_loser"]}
-        state.update(phase=back["phase"], to_play=back["to_play"], winners=[], end=None)
-        _event(state, "X19-5", T("With this change nobody has won: the game goes on."))
-    return state["points"][player]
+
+
+def _reopen(state: dict) -> None:
+    """The game goes on where it stopped: where an adjustment ended it, else after the exchange that
+    ended it: its draft, loser first (X19-6), or, for one entered whole, the next exchange (T-4)."""
+    back = state.pop("resume", None)
+    state.update(winners=[], end=None)
+    if back:
+        state.update(phase=back["phase"], to_play=back["to_play"])
+    elif state["rounds"][-1].get("recorded") == "rounds":
+        _next_exchange(state)
+    else:
+        state.update(phase="draft", to_play=state["exchange_loser"])
+    _event(state, "X19-5", T("With this change nobody has won: the game goes on."))
 
 
 # ---- the draft and the trade (X19-6)
@@ -376,7 +474,7 @@ def _draft(state: dict, move: dict) -> None:
                           legal=sorted(pool))
     pool.remove(move["card"])
     if _version_2(state):                         # X19-8: one hand; the table saw the pick
-        state["closed_sizes"][move["player"]] += 1
+        _grow_closed(state, move["player"], 1)
         state["closed_known"][move["player"]].append(move["card"])
     else:
         _add_open(state, move["player"], move["card"])
@@ -394,10 +492,11 @@ def _trade(state: dict, move: dict) -> None:
     taken = _strike_card(state, slot, index, move.get("strike_card"), card)
     if slot["face"] == "up":                      # a face-up strike card joins the open hand
         _add_open(state, name, taken)
-    else:                                         # a face-down one joins the closed hand
-        state["closed_sizes"][name] += 1
+    elif slot["face"] == "down":                  # a face-down one joins the closed hand
+        _grow_closed(state, name, 1)
         if taken is not None:
             state["closed_known"][name].append(taken)
+    # else the slot's face went unseen (T-4): which hand the card joins is not known
     # the hand card goes in face down from the closed hand, face up from the open hand
     state["strike_row"][index] = {"face": "down" if move["from"] == "closed" else "up", "card": card}
     _next_exchange(state)
@@ -434,6 +533,121 @@ def _next_exchange(state: dict) -> None:
     state["to_play"] = state["leader"]            # X19-2: the last trick's taker leads
 
 
+# ---- an exchange entered whole (T-4), its correction (T-1), and the switch between the two
+
+def _read_strikes(value: Any, state: dict) -> dict[str, int]:
+    """``{name: strikes}``: the strikes each player received in the exchange."""
+    strikes = {}
+    for name, given in get_field({"strikes": value}, "strikes", dict).items():
+        if name not in state["players"]:
+            raise InvalidInput(T("'{player}' is not a player in this game.", player=name))
+        strikes[name] = get_field({"strikes": given}, "strikes", int)
+    return strikes
+
+
+def _whole_exchange(state: dict, strikes: dict, abandoned: str | None) -> dict:
+    """The outcome of an exchange entered whole, as far as the strikes tell (T-4): who lost it, how,
+    and the strikes in seat order. Version 1.0 (X19-3, X19-4): it ends when a struck player
+    abandons, at the latest at their third strike; 2.0 (X19-8): at a player's third strike."""
+    rule = "X19-8" if _version_2(state) else "X19-3"
+    names = state["players"]
+    missing = [n for n in names if n not in strikes]
+    if missing:
+        raise IllegalMove("X19-4", T("Both players' strikes are needed: the stakes count the strikes received by "
+                                     "both; missing: {players}.", players=", ".join(missing)), legal=missing)
+    if abandoned is not None and _version_2(state):
+        raise IllegalMove("X19-8", N_("Version 2.0 has no abandon: an exchange ends at a player's third strike, so "
+                                      "leave 'abandoned' out."))
+    for name in names:
+        if not 0 <= strikes[name] <= STRIKES_OUT:
+            raise IllegalMove(rule, T("{player} cannot have received {n} strikes: a player receives 0 to {most} in "
+                                      "an exchange, the third ending it.", player=name, n=strikes[name],
+                                      most=STRIKES_OUT), legal={"strikes": [0, STRIKES_OUT]})
+    out = [n for n in names if strikes[n] == STRIKES_OUT]
+    if len(out) > 1:
+        raise IllegalMove(rule, N_("Both players cannot have received a third strike: the first third strike ends "
+                                   "the exchange."))
+    struck = [n for n in names if strikes[n] > 0]
+    if _version_2(state):
+        if not out:
+            raise IllegalMove("X19-8", N_("In version 2.0 an exchange ends only at a player's third strike: one "
+                                          "player has 3 strikes."), legal={"strikes": [STRIKES_OUT]})
+        loser = out[0]
+    elif out:
+        loser = out[0]
+        if abandoned not in (None, loser):
+            raise IllegalMove("X19-3", T("{player} received a third strike and had to abandon (X19-3): {other} "
+                                         "cannot have abandoned.", player=loser, other=abandoned),
+                              legal={"abandoned": [loser]})
+    elif not struck:
+        raise IllegalMove("X19-3", N_("An exchange ends when a player who has just received a strike abandons: "
+                                      "at least one strike was received."), legal={"strikes": [1, STRIKES_OUT]})
+    elif abandoned is None:
+        raise IllegalMove("X19-3", N_("Nobody received a third strike, so someone abandoned: say who "
+                                      "('abandoned')."), legal={"abandoned": struck})
+    elif abandoned not in struck:
+        raise IllegalMove("X19-3", T("{player} received no strike: a player abandons just after receiving one "
+                                     "(the exchange's last).", player=abandoned), legal={"abandoned": struck})
+    else:
+        loser = abandoned
+    entered = {"recorded": "rounds"}  # what the table entered, to fill a correction with (T-1)
+    if not _version_2(state):
+        entered["abandoned"] = loser
+    return {"winner": _other(state, loser), "how": "third strike" if strikes[loser] == STRIKES_OUT else "abandoned",
+            "strikes": {n: strikes[n] for n in names}, "entered": entered}
+
+
+def _exchange_result(state: dict, move: dict) -> None:
+    why = _inside_exchange(state)
+    if why is not None:
+        raise IllegalMove("T-4", T("An exchange is entered whole between exchanges, never inside one: {why}",
+                                   why=why), legal={"type": ["play", "decide"]})
+    result = _whole_exchange(state, move["strikes"], move.get("abandoned"))
+    state["strikes"] = result["strikes"]
+    _end_exchange(state, result["winner"], result["how"], entered=result["entered"])
+
+
+def _correct_exchange(state: dict, move: dict) -> None:
+    """T-1: an exchange entered whole, entered again and scored as an exchange result is (X19-3,
+    X19-4, X19-8); the totals follow, then the end of the game (``_settle``) and, for the last
+    exchange, who leads the next one (X19-2)."""
+    index = round_index(state, move["round"], state["exchange"], what=N_("Exchange"))
+    old = state["rounds"][index]
+    if old.get("recorded") != "rounds":
+        raise IllegalMove("T-1", T("Exchange {n} was refereed move by move: its result follows from its tricks, "
+                                   "so there is no entry to replace; a score the table disputes is changed with an "
+                                   "adjustment ('adjust', T-2).", n=old["round"]), legal=["adjust"])
+    result = _whole_exchange(state, move["strikes"], move.get("abandoned"))
+    entry = {**_exchange_entry(state, old["round"], result["winner"], result["how"], result["strikes"], []),
+             **result["entered"]}
+    for name, points in replace_round(state, index, entry, move["reason"], what=N_("Exchange")).items():
+        state["points"][name] += points
+    last = index == len(state["rounds"]) - 1
+    if last and state["phase"] == "finished":
+        state["leader"] = result["winner"]
+        state["exchange_winner"], state["exchange_loser"] = result["winner"], _other(state, result["winner"])
+        if (state.get("resume") or {}).get("phase") == "trick":  # ended by an adjustment before the next exchange
+            state["resume"] = {**state["resume"], "to_play": result["winner"]}
+    elif last and _between_exchanges(state) and state["phase"] == "trick":
+        state["leader"] = state["to_play"] = result["winner"]   # X19-2: the next exchange not begun yet
+    _settle(state)
+
+
+def _correctable(state: dict) -> dict | None:
+    """The exchanges a correction may replace: those entered whole (T-1)."""
+    done = [entry["round"] for entry in state["rounds"] if entry.get("recorded") == "rounds"]
+    return {"round": done} if done else None
+
+
+def _switched(state: dict, mode: str) -> None:
+    """T-4: a table that records by exchanges from the draft or the trade on skips them; nobody
+    tells the referee where those cards go."""
+    if mode == "rounds" and state["phase"] in ("draft", "trade"):
+        _event(state, "T-4", T("The draft and the trade of exchange {n} are not recorded.", n=state["exchange"]))
+        _forget_hands(state)
+        _next_exchange(state)
+
+
 # ------------------------------------------------------------------ views
 
 def standings(state: dict) -> dict:
@@ -451,7 +665,6 @@ def public_view(state: dict) -> dict:
     visible.update(s["card"] for s in state["strike_row"] if s["face"] == "up")
     return {
         "round": state["exchange"],
-        "round_label": "exchange",
         "to_play": state["to_play"],
         "standings": standings(state),
         "rounds": deepcopy(state["rounds"]),
@@ -464,14 +677,53 @@ def public_view(state: dict) -> dict:
         "stakes": STAKES[sum(state["strikes"].values())],
         "points": dict(state["points"]),
         "open_hands": {n: list(h) for n, h in state["open_hands"].items()},
-        "closed_sizes": dict(state["closed_sizes"]),
+        "hand_sizes": dict(state["closed_sizes"]),
         "strike_row": [_public_slot(s) for s in state["strike_row"]],
         "exchange_winner": state["exchange_winner"],
         "exchange_loser": state["exchange_loser"],
         # cards nobody can see: closed hands, face-down strike cards and the discard
         "unseen": [c for c in DECK if c not in visible],
         "end": deepcopy(state["end"]),
+        "rules": state["options"].get("rules") or "1.0",
+        # false once an exchange went unseen (T-4): open hands then list only the cards seen since,
+        # closed sizes are null and a strike-row slot's face may be null (not known)
+        "hands_known": _hands_known(state),
     }
+
+
+_PLAYED = {"type": "object", "properties": {"player": {"type": "string"}, "card": vocabulary.card_schema(True)}}
+_CARDS = {"type": "array", "items": vocabulary.card_schema(True)}
+_PER_PLAYER = {"type": "object", "additionalProperties": {"type": "integer"}}
+VIEW = (
+    shown("exchange", {"type": "integer"}, "The exchange in progress (the same as round)."),
+    shown("leader", {"type": "string"}, "Who leads the next trick (X19-1, X19-2).", nullable=True),
+    shown("trick", {"type": "array", "items": _PLAYED}, "The trick in progress: the cards played so far (X19-2)."),
+    shown("tricks", {"type": "array", "items": {"type": "object", "properties": {
+        "lead": _PLAYED, "follow": _PLAYED, "winner": {"type": "string"}, "rule": {"type": "string"},
+        "explanation": {"type": "string"}}}}, "The tricks of this exchange, each with who took it and why (X19-2)."),
+    shown("exchange_cards", _CARDS, "The cards played in this exchange (X19-6 drafts them)."),
+    shown("strikes", _PER_PLAYER, "The strikes each player received in this exchange (X19-3)."),
+    shown("stakes", {"type": "integer"}, "What the exchange is worth now, by its strikes (X19-4, X19-8)."),
+    shown("points", _PER_PLAYER, "Each player's points (the standings) (X19-5)."),
+    shown("open_hands", {"type": "object", "additionalProperties": _CARDS},
+          "Each player's open hand (X19-6, X19-7; none in 2.0); once hands are unknown, the cards seen since."),
+    vocabulary.HAND_SIZES,
+    shown("strike_row", {"type": "array", "items": {"type": "object", "properties": {
+        "face": {"type": "string", "enum": ["up", "down", None], "nullable": True},
+        "card": {**vocabulary.card_schema(True), "nullable": True}}}},
+          "The five strike-row slots A-E: face up with its card, face down (G-5), or face unknown (null)."),
+    shown("exchange_winner", {"type": "string"}, "Who won the last exchange, or null.", nullable=True),
+    shown("exchange_loser", {"type": "string"}, "Who lost the last exchange (drafts first, trades), or null.",
+          nullable=True),
+    shown("unseen", _CARDS, "The cards nobody at the table can see: closed hands, face-down strike cards, the "
+          "discard (G-5)."),
+    shown("end", {"type": "object", "properties": {"rule": {"type": "string"}, "reason": {"type": "string"},
+                                                   "winner": {"type": "string"}, "detail": {"type": "string"}}},
+          "How the game ended (X19-5, X19-8), or null.", nullable=True),
+    shown("rules", {"type": "string", "enum": list(VERSIONS)}, "The rules version in play (X19-8)."),
+    shown("hands_known", {"type": "boolean"}, "False once an exchange went unseen (entered whole, T-4): the "
+          "service then checks only what it saw since (X19-7)."),
+)
 
 
 def outcome(state: dict):
@@ -482,8 +734,9 @@ def outcome(state: dict):
 
 # ------------------------------------------------------------------ who may move, and with what
 
-PHASES = {"trick": ("play", "adjust"), "decision": ("decide", "adjust"), "draft": ("draft", "adjust"),
-          "trade": ("trade", "adjust"), "finished": ("adjust",)}  # adjust: any time (T-2)
+_TABLE = ("adjust", "correct_round")  # the table's own moves, in every phase and after the end (T-1, T-2)
+PHASES = {"trick": ("play", "exchange_result", *_TABLE), "decision": ("decide", *_TABLE), "draft": ("draft", *_TABLE),
+          "trade": ("trade", *_TABLE), "finished": _TABLE}
 _NOW = {  # what the table must do in each phase, and the ruling that says so
     "trick": ("X19-2", N_("A trick is being played: {player} is to play a card.")),
     "decision": ("X19-3", N_("{player} received a strike and must first choose to raise or abandon.")),
@@ -496,12 +749,26 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
     # a decision is always about X19-3, the draft and the trade about X19-6; a play out of time
     # cites what the table must do first
     rule, now = _NOW[state["phase"]]
+    if kind == "exchange_result":
+        return _refuse_whole(state)
     rule = {"decide": "X19-3", "draft": "X19-6", "trade": "X19-6"}.get(kind, rule)
     if kind == "decide" and _version_2(state):
         return IllegalMove("X19-8", N_("Version 2.0 has no raise or abandon: a third strike ends the exchange."))
     return IllegalMove(rule, T("A '{move}' move is not possible now. {now}", move=kind,
                                now=T(now, player=state["to_play"])),
                        legal={"phase": state["phase"], "to_play": state["to_play"]})
+
+
+def _refuse_whole(state: dict) -> IllegalMove:
+    """An exchange entered whole during a decision (T-4: inside an exchange) or before the draft and
+    the trade of the last one are done (X19-6)."""
+    if state["phase"] in ("draft", "trade"):
+        return IllegalMove("X19-6", T("Exchange {n} is over, but its cards are being redistributed: record the draft "
+                                      "and the trade first, or switch to recording by exchanges ('switch_record'), "
+                                      "which skips them.", n=state["exchange"]),
+                           legal={"phase": state["phase"], "to_play": state["to_play"]})
+    return IllegalMove("T-4", T("An exchange is entered whole between exchanges, never inside one: {why}",
+                                why=_inside_exchange(state)), legal={"type": ["play", "decide"]})
 
 
 def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
@@ -519,9 +786,13 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
 
 
 def _sources(state: dict) -> list[str]:
+    """The hands a card can come from; once the hands are no longer known (T-4), either hand
+    (but an open one in version 2.0)."""
     name = state["to_play"]
-    return [source for source, has in (("closed", state["closed_sizes"][name]), ("open", state["open_hands"][name]))
-            if has]
+    blind = not _hands_known(state)
+    closed = state["closed_sizes"][name] is None or state["closed_sizes"][name] > 0
+    opened = bool(state["open_hands"][name]) or blind and not _version_2(state)
+    return [source for source, has in (("closed", closed), ("open", opened)) if has]
 
 
 def choices(state: dict, kind: str) -> dict:
@@ -533,6 +804,10 @@ def choices(state: dict, kind: str) -> dict:
         return {"choice": ["raise", "abandon"]}
     if kind == "draft":
         return {"card": sorted(state["exchange_cards"])}
+    if kind == "exchange_result":  # T-4: between exchanges only
+        if _inside_exchange(state) is not None:
+            return None
+        return {} if _version_2(state) else {"abandoned": list(state["players"])}
     return {"from": _sources(state), "slot": list(range(ROW_SIZE)),
             "face_up": {str(i): slot["card"] for i, slot in enumerate(state["strike_row"]) if slot["face"] == "up"}}
 
@@ -568,7 +843,25 @@ def _xix_card(name: str, **kwargs) -> Card:
     return Card(name, read=_parse, numbers=True, example=7, **kwargs)
 
 
+def _says_exchange(move: dict, show) -> str:
+    strikes = move.get("strikes")
+    counts = (", ".join(f"{name} {n}" for name, n in strikes.items()) if isinstance(strikes, dict)
+              else str(strikes))
+    if move.get("abandoned"):
+        return T("Exchange result: strikes {strikes}; {player} abandoned", strikes=counts, player=move["abandoned"])
+    return T("Exchange result: strikes {strikes}", strikes=counts)
+
+
 _FROM = Choice("from", choices=SOURCES, description=N_("The hand the card comes from (X19-7)."))
+_EXCHANGE_RESULT = (
+    Shaped("strikes", shape={"type": "object", "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 3},
+                             "description": "The strikes each player received in the exchange: {name: 0-3}.",
+                             "example": {"Ann": 1, "Bob": 3}},
+           read=_read_strikes),
+    Player("abandoned", required=False,
+           description=N_("Version 1.0: who abandoned (X19-3); may be left out when a player received a third "
+                          "strike. Version 2.0 has no abandon (X19-8).")),
+)
 MOVES = {
     "play": Move(_play, (Player("player"), _xix_card("card"), _FROM),
                  N_("Lead or follow a trick with a card from either hand."), ("X19-2", "X19-7"),
@@ -593,6 +886,19 @@ MOVES = {
                                       "judged at the end of the exchange in progress (X19-5), or at once between "
                                       "exchanges: an adjustment never ends an exchange early."),
                           round_of=lambda state: state["exchange"]),
+    "exchange_result": Move(
+        _exchange_result, _EXCHANGE_RESULT,
+        N_("A whole exchange, recorded instead of its tricks, decisions, draft and trade: the strikes each player "
+           "received and, in version 1.0, who abandoned; the other player scores the stakes, and the winner "
+           "leads next (T-4)."), ("X19-3", "X19-4", "X19-8", "T-4"), label=N_("Exchange result"),
+        says=_says_exchange, actor=None),
+    "correct_round": correction_move(
+        _correct_exchange, _EXCHANGE_RESULT,
+        N_("An exchange entered whole with a wrong result, replaced: the exchange (round), why, and the strikes "
+           "(and who abandoned) as an exchange result gives them; the totals follow (T-1). An exchange refereed "
+           "move by move is changed with an adjustment (T-2)."),
+        ("X19-3", "X19-4", "X19-5", "X19-8"), _correctable, 10_000, what=N_("Exchange")),
+    "switch_record": record_move(_inside_exchange, _switched),
 }
 
 apply, allowed = bind(__name__)

@@ -85,8 +85,8 @@ def test_refusals_name_their_ruling_and_change_nothing(api, client):
         assert response.status_code == 422 and response.content_type == "application/problem+json", body
         assert body["rule"] == rule and body["detail"], (move, body)
     assert api.state(game) == before and len(api.log(game)["moves"]) == 1
-    xix = api.create("xix", ["Ann", "Bob"])
-    assert api.refused(xix, fc_fix(1, "Ann"), "T-1")["legal"] == ["adjust"]
+    xix = api.create("xix", ["Ann", "Bob"])  # no exchange has ended: none to correct (T-1)
+    api.refused(xix, {"type": "correct_round", "round": 1, "reason": "typo", "strikes": {"Ann": 3, "Bob": 0}}, "T-1")
 
 
 def test_a_finished_game_changes_its_result_only_when_the_table_says_so(api):

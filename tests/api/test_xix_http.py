@@ -65,7 +65,7 @@ def play_out(api, game, table):
         assert body["version"] == version + 1
         table.follow(move)
         assert body["open_hands"] == {n: sorted(table.open[n]) for n in PLAYERS}
-        assert body["closed_sizes"] == {n: len(table.closed[n]) for n in PLAYERS}
+        assert body["hand_sizes"] == {n: len(table.closed[n]) for n in PLAYERS}
     raise AssertionError("the game did not end")
 
 
@@ -77,7 +77,7 @@ def play_out(api, game, table):
 def test_whole_game_to_a_winner(api, order):
     game = api.create("xix", PLAYERS)
     assert game["game"] == "xix" and game["phase"] == "trick" and game["to_play"] == ANN
-    assert game["closed_sizes"] == {ANN: 6, BOB: 6} and len(game["strike_row"]) == 5
+    assert game["hand_sizes"] == {ANN: 6, BOB: 6} and len(game["strike_row"]) == 5
     final = play_out(api, game, Table(order))
     points = final["points"]
     assert final["standings"] == points and final["phase"] == "finished" and final["to_play"] is None
@@ -160,8 +160,10 @@ def test_judge_trick(api):
 
 def test_rules_endpoint_lists_the_rulings(client):
     body = client.get("/api/v1/rules/xix").get_json()
-    assert set(body["rulings"]) == {"G-1", "G-2", "T-1", "T-2"} | {f"X19-{i}" for i in range(1, 9)}
-    assert set(body["moves"]) == {"play", "decide", "draft", "trade", "adjust"}
+    assert set(body["rulings"]) == {"G-1", "G-2", "T-1", "T-2", "T-4"} | {f"X19-{i}" for i in range(1, 9)}
+    assert set(body["moves"]) == {"play", "decide", "draft", "trade", "adjust", "exchange_result", "correct_round",
+                                  "switch_record"}
+    assert body["options"]["record"]["default"] == "moves"
     assert body["judges"]["trick"]["path"] == "/api/v1/judge/xix/trick"
 
 
@@ -184,13 +186,13 @@ def test_strikes_draft_and_both_kinds_of_trade_over_http(api):
     for name, card in [(BOB, 18), (ANN, 2), (BOB, 17), (ANN, 3), (BOB, 16), (ANN, 4)]:
         body = api.move(game, {"type": "draft", "player": name, "card": card})
     assert body["phase"] == "trade" and body["to_play"] == BOB
-    assert body["open_hands"] == {ANN: [2, 3, 4], BOB: [16, 17, 18]} and body["closed_sizes"] == {ANN: 3, BOB: 3}
+    assert body["open_hands"] == {ANN: [2, 3, 4], BOB: [16, 17, 18]} and body["hand_sizes"] == {ANN: 3, BOB: 3}
     trade = {"type": "trade", "player": BOB, "card": 17, "from": "open", "slot": 4, "strike_card": None}
     assert api.move(game, {**trade, "player": ANN, "card": 2}, expect=422)["rule"] == "X19-6"
     assert api.move(game, {**trade, "card": 2}, expect=422)["rule"] == "X19-7"      # Ann's open card
     body = api.move(game, trade)                              # open card in face up; face-down card to closed
     assert body["strike_row"][4] == {"face": "up", "card": 17} and len(body["strike_row"]) == 5
-    assert body["open_hands"][BOB] == [16, 18] and body["closed_sizes"][BOB] == 4
+    assert body["open_hands"][BOB] == [16, 18] and body["hand_sizes"][BOB] == 4
     assert body["phase"] == "trick" and body["exchange"] == 2 and body["to_play"] == ANN
     assert body["strikes"] == {ANN: 0, BOB: 0} and body["trick"] == []
     assert api.move(game, play(ANN, 17), expect=422)["rule"] == "X19-7"              # face up in the row
@@ -204,7 +206,7 @@ def test_strikes_draft_and_both_kinds_of_trade_over_http(api):
     body = api.move(game, {"type": "trade", "player": ANN, "card": 9, "from": "closed", "slot": 4,
                            "strike_card": 17})
     assert body["strike_row"][4] == {"face": "down", "card": None}
-    assert body["open_hands"][ANN] == [2, 3, 4, 13, 17] and body["closed_sizes"][ANN] == 1
+    assert body["open_hands"][ANN] == [2, 3, 4, 13, 17] and body["hand_sizes"][ANN] == 1
     assert body["to_play"] == BOB                             # the taker of the last trick leads
 
 
@@ -317,3 +319,102 @@ def test_g5_past_tables_and_the_log_never_show_a_face_down_trade(api, client):
     for version in range(api.state(game)["version"] + 1):
         past = _public(client, game, f"?at={version}")
         assert 9 not in _cards_shown(past) and 11 not in _cards_shown(past), version
+
+
+# ------------------------------------------------------------------ T-4: recorded by exchanges
+
+def exchange(ann, bob, abandoned=None):
+    move = {"type": "exchange_result", "strikes": {ANN: ann, BOB: bob}}
+    if abandoned:
+        move["abandoned"] = abandoned
+    return move
+
+
+@pytest.mark.parametrize("version, entries, points, winner, reason", [
+    # 1.0 (X19-3, X19-4): abandons and third strikes; 16 + 3 = 19 awarded, the fewer points win (X19-5)
+    ("1.0", [exchange(2, 3, BOB), exchange(1, 0, ANN), exchange(2, 3), exchange(2, 1, ANN)],
+     {ANN: 16, BOB: 1 + 3}, None, None),
+    ("1.0", [exchange(2, 3, BOB), exchange(3, 2), exchange(1, 2, BOB)],
+     {ANN: 11, BOB: 8}, BOB, "exactly 19 awarded"),
+    # 2.0 (X19-8): a third strike ends each exchange, 19 or more wins
+    ("2.0", [exchange(3, 0), exchange(2, 3), exchange(2, 3), exchange(3, 2), exchange(1, 3)],
+     {ANN: 21, BOB: 11}, ANN, "19 or more"),
+])
+def test_t4_a_whole_game_entered_exchange_by_exchange(api, version, entries, points, winner, reason):
+    game = api.create("xix", PLAYERS, {"rules": version, "record": "rounds"})
+    assert game["record"] == "rounds" and game["rules"] == version and game["hands_known"] is True
+    assert set(game["allowed"]) == {"exchange_result", "adjust", "switch_record"}
+    assert api.refused(game, play(ANN, 5), "T-4")["legal"] == {"type": ["exchange_result", "switch_record"]}
+    body = game
+    for number, entry in enumerate(entries, start=1):
+        if body["status"] == "finished":
+            break
+        version_before = body["version"]
+        body = api.move(game, entry)
+        assert body["version"] == version_before + 1 and body["rounds"][-1]["round"] == number
+        last = body["rounds"][-1]
+        assert last["recorded"] == "rounds" and last["totals"] == body["points"] == body["standings"]
+        if body["status"] == "in_progress":
+            assert body["to_play"] == last["winner"] and body["exchange"] == number + 1 and body["phase"] == "trick"
+    if winner is None:                   # 16-4: on to the next exchange
+        assert body["status"] == "in_progress" and body["points"] == points
+        body = api.move(game, exchange(0, 2, BOB))      # Ann 2 more: 18-4, 22 awarded
+        assert body["status"] == "in_progress"
+        body = api.move(game, exchange(0, 1, BOB))      # 19-4: 19 or more
+        winner, reason, points = ANN, "19 or more", {ANN: 19, BOB: 4}
+    assert body["status"] == "finished" and body["winners"] == [winner] and body["end"]["reason"] == reason
+    assert body["points"] == points and body["hands_known"] is False
+    api.refused(game, exchange(1, 0, ANN), "X19-5")
+    log = api.log(game)["moves"]
+    assert all(entry["move"]["type"] == "exchange_result" for entry in log)
+    assert sum(r["stakes"] for r in body["rounds"]) == sum(points.values())
+
+
+def test_t4_impossible_exchanges_are_422_citing_the_ruling_and_change_nothing(api):
+    game = api.create("xix", PLAYERS, {"record": "rounds"})
+    for move, rule in [(exchange(0, 0), "X19-3"), (exchange(3, 3), "X19-3"), (exchange(1, 2), "X19-3"),
+                       (exchange(0, 2, ANN), "X19-3"), (exchange(4, 1, ANN), "X19-3"),
+                       ({"type": "exchange_result", "strikes": {ANN: 1}, "abandoned": ANN}, "X19-4")]:
+        api.refused(game, move, rule)
+    assert api.move(game, {"type": "exchange_result", "strikes": {ANN: "one", BOB: 3}}, expect=422)["status"] == 422
+    two = api.create("xix", PLAYERS, {"record": "rounds", "rules": "2.0"})
+    api.refused(two, exchange(3, 1, ANN), "X19-8")
+    api.refused(two, exchange(2, 1), "X19-8")
+    assert api.state(game)["version"] == 0 and api.state(two)["version"] == 0
+
+
+def test_t4_t1_switching_between_exchanges_and_correcting_an_exchange_entered_whole(api):
+    """Exchange 1 by moves, the switch in its draft (which skips the draft and the trade), two
+    exchanges whole, back to moves (the hands no longer known, X19-7 refuses only what is known to
+    be elsewhere), and a correction of a whole exchange; the one refereed by moves takes none."""
+    game = api.create("xix", PLAYERS)
+    api.move(game, play(ANN, 18))
+    body = api.move(game, play(BOB, 2))
+    api.refused(game, {"type": "switch_record", "record": "rounds"}, "T-4")        # inside the exchange
+    body = api.move(game, {"type": "decide", "player": BOB, "choice": "abandon"})
+    assert body["phase"] == "draft" and body["allowed"]["switch_record"]["choices"] == {"record": ["rounds"]}
+    api.refused(game, exchange(1, 0, ANN), "X19-6")                                 # the draft comes first
+    body = api.move(game, {"type": "switch_record", "record": "rounds"})
+    assert (body["record"], body["phase"], body["exchange"], body["to_play"]) == ("rounds", "trick", 2, ANN)
+    assert body["hands_known"] is False and body["hand_sizes"] == {ANN: None, BOB: None}
+    body = api.move(game, exchange(1, 2, ANN))                                      # Bob wins 3
+    body = api.move(game, exchange(0, 1, BOB))                                      # Ann wins 1
+    assert body["points"] == {ANN: 2, BOB: 3} and body["to_play"] == ANN
+    assert body["allowed"]["correct_round"]["choices"] == {"round": [2, 3]}
+    api.refused(game, {"type": "correct_round", "round": 1, "reason": "x", "strikes": {ANN: 0, BOB: 1},
+                       "abandoned": BOB}, "T-1")
+    fixed = api.move(game, {"type": "correct_round", "round": 3, "reason": "Ann abandoned", "strikes": {ANN: 1, BOB: 0},
+                            "abandoned": ANN})
+    assert fixed["points"] == {ANN: 1, BOB: 4} and fixed["to_play"] == BOB             # Bob leads now (X19-2)
+    assert fixed["rounds"][2]["corrections"][0]["replaced"]["winner"] == ANN
+    body = api.move(game, {"type": "switch_record", "record": "moves"})
+    assert body["record"] == "moves" and "play" in body["allowed"]
+    body = api.move(game, play(BOB, 9, "open"))                                     # may be true: not refused
+    assert api.refused(game, play(ANN, 9, "closed"), "X19-7")["detail"].endswith("already played in this exchange.")
+    body = api.move(game, play(ANN, 10))                                            # 9 + 10: Bob's 9 takes it
+    assert body["phase"] == "decision" and body["to_play"] == ANN
+    api.refused(game, {"type": "switch_record", "record": "rounds"}, "T-4")
+    api.refused(game, exchange(1, 0, ANN), "T-4")
+    log = [entry["move"]["type"] for entry in api.log(game)["moves"]]
+    assert log == ["play", "play", "decide", "switch_record", "exchange_result", "exchange_result", "correct_round",
+                   "switch_record", "play", "play"]

@@ -85,7 +85,7 @@ def test_new_game_setup():
     assert v["phase"] == "trick" and v["status"] == "in_progress"
     assert v["to_play"] == ANN and v["leader"] == ANN          # G-2: the first listed plays first
     assert v["exchange"] == 1 and v["round"] == 1
-    assert v["closed_sizes"] == {ANN: 6, BOB: 6}
+    assert v["hand_sizes"] == {ANN: 6, BOB: 6}
     assert v["open_hands"] == {ANN: [], BOB: []}
     assert v["strike_row"] == [{"face": "down", "card": None}] * 5
     assert v["strikes"] == {ANN: 0, BOB: 0} and v["stakes"] == 0
@@ -116,14 +116,15 @@ def test_bad_setup_is_invalid_input(players, options):
 def test_module_interface():
     assert xix.NAME == "xix" and xix.PLAYERS == (2, 2)
     assert set(xix.RULINGS) == {"G-1", "G-2"} | {f"X19-{i}" for i in range(1, 9)} | {"T-1", "T-2", "T-4"}
-    assert set(xix.MOVES) == {"play", "decide", "draft", "trade", "adjust"}
+    assert set(xix.MOVES) == {"play", "decide", "draft", "trade", "exchange_result", "correct_round", "switch_record",
+                              "adjust"}
     assert xix.OPTIONS["first_leader"]["default"] is None
     assert set(xix.JUDGES) == {"trick"}
 
 
 def test_public_view_has_every_field():
     keys = {"status", "round", "to_play", "standings", "winners", "rounds", "phase", "exchange", "trick",
-            "strikes", "stakes", "points", "open_hands", "closed_sizes", "strike_row"}
+            "strikes", "stakes", "points", "open_hands", "hand_sizes", "strike_row"}
     assert keys <= set(view(new()))
     assert not {"players", "game", "version", "id"} & set(view(new()))
 
@@ -382,7 +383,7 @@ def test_draft_loser_first_then_alternating():
     v = view(state)
     assert v["open_hands"] == {ANN: [2, 3, 4], BOB: [16, 17, 18]}
     assert v["phase"] == "trade" and v["to_play"] == BOB and v["exchange_cards"] == []
-    assert v["closed_sizes"] == {ANN: 3, BOB: 3}
+    assert v["hand_sizes"] == {ANN: 3, BOB: 3}
 
 
 def test_other_moves_are_refused_during_the_draft():
@@ -407,7 +408,7 @@ def test_trade_closed_card_for_face_down_card():
     state = run(drafted(), trade(BOB, 9, "closed", 2))
     v = view(state)
     assert v["strike_row"][2] == {"face": "down", "card": None}     # the identity stays hidden
-    assert v["closed_sizes"] == {ANN: 3, BOB: 3} and v["open_hands"][BOB] == [16, 17, 18]
+    assert v["hand_sizes"] == {ANN: 3, BOB: 3} and v["open_hands"][BOB] == [16, 17, 18]
     assert v["exchange"] == 2 and v["phase"] == "trick" and v["to_play"] == ANN
     assert v["strikes"] == {ANN: 0, BOB: 0} and v["stakes"] == 0 and v["tricks"] == []
     assert 9 in v["unseen"]
@@ -419,7 +420,7 @@ def test_trade_open_card_for_face_down_card():
     state = run(drafted(), trade(BOB, 17, "open", 4))
     v = view(state)
     assert v["strike_row"][4] == {"face": "up", "card": 17}
-    assert v["open_hands"][BOB] == [16, 18] and v["closed_sizes"][BOB] == 4
+    assert v["open_hands"][BOB] == [16, 18] and v["hand_sizes"][BOB] == 4
     assert 17 not in v["unseen"]
     refused(state, play(ANN, 17), rule="X19-7")                    # known face up in the row
 
@@ -431,7 +432,7 @@ def test_trade_for_a_face_up_card_goes_to_the_open_hand():
     refused(state, trade(BOB, 18, "open", 4, strike_card=16), rule="X19-7")   # slot 4 holds 17
     state = run(state, trade(BOB, 13, "closed", 4, strike_card=17))
     v = view(state)
-    assert v["open_hands"][BOB] == [12, 16, 17, 18] and v["closed_sizes"][BOB] == 2
+    assert v["open_hands"][BOB] == [12, 16, 17, 18] and v["hand_sizes"][BOB] == 2
     assert v["strike_row"][4] == {"face": "down", "card": None}
     assert v["points"] == {ANN: 4, BOB: 0}
 
@@ -447,7 +448,7 @@ def test_face_up_strike_card_may_be_left_unnamed():
 def test_named_face_down_card_joins_the_known_closed_hand():
     state = run(drafted(), trade(BOB, 16, "open", 0, strike_card=5))
     v = view(state)
-    assert v["strike_row"][0] == {"face": "up", "card": 16} and v["closed_sizes"][BOB] == 4
+    assert v["strike_row"][0] == {"face": "up", "card": 16} and v["hand_sizes"][BOB] == 4
     refused(state, play(ANN, 5), rule="X19-7")          # 5 is known to be in bob's closed hand
     state = run(state, play(ANN, 6), play(BOB, 5))       # but bob may play it
     assert view(state)["tricks"][0]["follow"] == {"player": BOB, "card": 5}
@@ -488,7 +489,7 @@ def test_open_hand_card_must_be_there():
     state = run(drafted(), trade(BOB, 9, "closed", 0))            # ann leads; her open hand is 2, 3, 4
     refused(state, play(ANN, 16, "open"), rule="X19-7")
     state = run(state, play(ANN, 3, "open"))
-    assert view(state)["open_hands"][ANN] == [2, 4] and view(state)["closed_sizes"][ANN] == 3
+    assert view(state)["open_hands"][ANN] == [2, 4] and view(state)["hand_sizes"][ANN] == 3
 
 
 @pytest.mark.parametrize("card, where", [
@@ -517,7 +518,7 @@ def test_fully_known_closed_hand_cannot_produce_another_card():
     state["closed_sizes"][BOB] = 1
     state = run(state, play(ANN, 6))
     refused(state, play(BOB, 7), rule="X19-7")
-    assert view(run(state, play(BOB, 5)))["closed_sizes"][BOB] == 0
+    assert view(run(state, play(BOB, 5)))["hand_sizes"][BOB] == 0
 
 
 def test_empty_closed_hand():
@@ -616,7 +617,7 @@ class Table:
     def check(self, state):
         v = public_state(xix, state)
         assert v["open_hands"] == {n: sorted(self.open[n]) for n in PLAYERS}
-        assert v["closed_sizes"] == {n: len(self.closed[n]) for n in PLAYERS}
+        assert v["hand_sizes"] == {n: len(self.closed[n]) for n in PLAYERS}
         assert v["strike_row"] == [s if s["face"] == "up" else {"face": "down", "card": None} for s in self.row]
         on_table = len(v["exchange_cards"])
         held = sum(len(self.closed[n]) + len(self.open[n]) for n in PLAYERS)
