@@ -27,7 +27,7 @@ from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
+    SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
     correction_move, finished, get_field, in_deck, in_progress, player_option, record_move, record_option,
     replace_round, resolve_options, round_index,
 )
@@ -121,8 +121,12 @@ def _judge_trick(body: Any) -> dict:
     check_keys(body, {"lead", "follow"}, "request")
     lead = _card(body, "lead")
     follow = _card(body, "follow")
-    return {"winner": trick_winner(lead, follow), "rule": "X19-2",
-            "explanation": _trick_explanation(lead, follow)}
+    winner = trick_winner(lead, follow)
+    says = (T("The card led, {card}, takes the trick (X19-2): {why}", card=lead, why=_trick_explanation(lead, follow))
+            if winner == "lead" else
+            T("The card that followed, {card}, takes the trick (X19-2): {why}", card=follow,
+              why=_trick_explanation(lead, follow)))
+    return {"winner": winner, "rule": "X19-2", "explanation": _trick_explanation(lead, follow), "says": says}
 
 
 JUDGES = {
@@ -130,10 +134,13 @@ JUDGES = {
         _judge_trick,
         N_("Who takes a trick: on a sum of 19 the lower card, otherwise the higher (X19-2)."),
         request={"type": "object", "required": ["lead", "follow"], "properties": {
-            "lead": {"type": "integer", "minimum": 1, "maximum": 18, "description": N_("The card led.")},
-            "follow": {"type": "integer", "minimum": 1, "maximum": 18, "description": N_("The card that followed.")},
+            "lead": {"type": "integer", "minimum": 1, "maximum": 18, "title": N_("Card led"),
+                     "description": N_("The card led.")},
+            "follow": {"type": "integer", "minimum": 1, "maximum": 18, "title": N_("Card that followed"),
+                       "description": N_("The card that followed.")},
         }},
-        response={"type": "object", "required": ["winner", "rule", "explanation"], "properties": {
+        response={"type": "object", "required": ["winner", "rule", "explanation", "says"], "properties": {
+            "says": SAYS,
             "winner": {"type": "string", "enum": ["lead", "follow"]},
             "rule": {"type": "string"},
             "explanation": {"type": "string"},

@@ -150,7 +150,9 @@ def test_bad_create(api):
 
 def test_judge_trick(api):
     assert api.judge("xix", "trick", {"lead": 10, "follow": 9}) == {
-        "winner": "follow", "rule": "X19-2", "explanation": "10 + 9 = 19, so the lower card (9) takes the trick."}
+        "winner": "follow", "rule": "X19-2", "explanation": "10 + 9 = 19, so the lower card (9) takes the trick.",
+        "says": "The card that followed, 9, takes the trick (X19-2): 10 + 9 = 19, so the lower card (9) takes the "
+                "trick."}
     assert api.judge("xix", "trick", {"lead": 12, "follow": 3})["winner"] == "lead"
     assert api.judge("xix", "trick", {"lead": 7, "follow": 7}, expect=422)["rule"] == "X19-1"
     api.judge("xix", "trick", {"lead": 0, "follow": 7}, expect=422)

@@ -142,7 +142,7 @@ def test_public_view_has_every_field():
 def test_judge_trick(lead, follow, winner):
     verdict = xix.JUDGES["trick"].fn({"lead": lead, "follow": follow})
     assert verdict["winner"] == winner and verdict["rule"] == "X19-2"
-    assert set(verdict) == {"winner", "rule", "explanation"}
+    assert set(verdict) == {"winner", "rule", "explanation", "says"}
     assert str(lead + follow) in verdict["explanation"]
 
 
@@ -740,3 +740,9 @@ def test_x19_8_option_values():
     with pytest.raises(InvalidInput) as caught:
         new(first_leader="cy")
     assert caught.value.rule == "X19-1"                          # who leads first: X19-1
+
+
+def test_the_trick_verdict_says_itself_in_a_sentence_X19_2():
+    assert xix.JUDGES["trick"].fn({"lead": 7, "follow": 12})["says"] == (
+        "The card led, 7, takes the trick (X19-2): 7 + 12 = 19, so the lower card (7) takes the trick.")
+    assert xix.JUDGES["trick"].fn({"lead": 7, "follow": 11})["says"].startswith("The card that followed, 11, takes")
