@@ -49,7 +49,7 @@ def marks(text: str, pattern) -> list[str]:
 def test_extraction_finds_the_pages_strings():
     found = source_messages()
     # one from a template, one from page code, one of the script's (base.html #texts), one plural
-    for key in [(None, "Enter a move"), (None, "Game started. Share it with the links below."),
+    for key in [(None, "Enter a move"), (None, "Game started. Share it from Share, at the top."),
                 (None, "Line {number}: {cards}"), (None, "%(num)s move"), ("phase", "trick")]:
         assert key in found, key
     assert found[(None, "%(num)s move")][1] == "%(num)s moves"
@@ -142,9 +142,8 @@ def german(html: str, absent: list[str], present: list[str]) -> None:
 def test_each_game_page_is_german(client, game):
     players, absent, present = GAMES[game]
     game_id = start(client, game, players)
-    german(client.get(f"/g/{game_id}/share", headers=GERMAN).get_data(as_text=True),  # with the flash message
-           ["Game started.", "Follow the game", "Links and phones", "Go to the game"],
-           ["Spiel gestartet. Teile es mit den Links unten.", "Spiel verfolgen", "Zum Spiel"])
+    german(client.get(f"/g/{game_id}/share", headers=GERMAN).get_data(as_text=True),
+           ["Follow the game", "Links and phones", "Go to the game"], ["Spiel verfolgen", "Zum Spiel"])
     response = client.get(f"/g/{game_id}", headers=GERMAN)
     assert response.status_code == 200
     html = response.get_data(as_text=True)

@@ -1,15 +1,24 @@
-"""Ninety-nine: the pile total, tokens lost at 33, 66 and 99, eliminations (rulings N99-1..N99-8)."""
+"""Ninety-nine: the pile total, tokens lost at 33, 66 and 99, eliminations (rulings N99-1..N99-8).
+
+A table records every card as it is played (``record``: ``moves``, refereed in full) or each round
+whole when it ends (``rounds``: ``round_result``, the tokens each player lost and who ended it,
+checked as far as tokens tell, T-4). A round entered whole may be entered again (``correct_round``,
+T-1); one refereed card by card may not: its tokens follow from the cards (``adjust``, T-2)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from referee.cards import parse_standard, rank_of
 from referee.rules.base import (
-    ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind, check_keys,
-    check_players, finished, get_field, get_int, in_deck, in_progress, player_option, resolve_options,
+    SAYS, ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind,
+    check_keys, check_players, correction_move, finished, get_field, get_int, in_deck, in_progress, player_option, record_move,
+    record_option, replace_round, resolve_options, round_index,
 )
-from referee.rules.fields import Card, Player, Shaped
-from referee.texts import N_, T, joined
+from referee.rules import vocabulary
+from referee.rules.vocabulary import shown
+from referee.rules.fields import Card, Choice, Player, Shaped
+from referee.texts import N_, T, Text, joined
 
 NAME = "ninety-nine"
 TITLE = "Ninety-nine"
@@ -26,7 +35,9 @@ OPTIONS = {
     "hand_size": {"default": HAND, "schema": {"type": "integer", "minimum": 1, "maximum": 5}, "rule": "N99-9",
                   "description": N_("House rule: the cards dealt to each player, 1 to 5 (N99-9; the sheet "
                                     "deals 3, N99-2).")},
+    "record": record_option(),
 }
+WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 RULINGS = {
     "G-1": "Players are listed in seat order; clockwise is the order of the list.",
     "G-2": "The service never deals; the table records what becomes public.",
@@ -176,6 +187,7 @@ def new_game(players: list[str], options: dict | None = None) -> dict:
     state = {
         "players": players,
         "options": options,
+        "record": options["record"],
         "tokens": {p: tokens for p in players},
         "out": [],
         "round": 0,
@@ -301,14 +313,16 @@ def _eliminate(state: dict) -> None:
             _event(state, "N99-6", T("{player} has no tokens left and is out of the game", player=p))
 
 
-def _game_over(state: dict) -> bool:
+def _game_over(state: dict, entry: dict | None = None) -> bool:
+    """N99-6: with one player left the game ends, and the round with it (``entry``: the round as
+    the table entered it whole, else as refereed)."""
     active = _active(state)
     if len(active) > 1:
         return False
     state["winners"] = active
     state["to_play"] = None
     state["phase"] = "finished"
-    _record_round(state, ended_by=None)
+    _record_round(state, entry)
     _event(state, "N99-6", T("{player} is the last player in and wins the game", player=active[0]))
     return True
 
@@ -366,15 +380,23 @@ def _missed_draw(state: dict, move: dict) -> None:
     _check_empty_hand(state)
 
 
-def _end_round(state: dict) -> None:
-    _record_round(state, ended_by=state["played_this_round"][-1] if state["played_this_round"] else None)
-    # N99-2: the next round starts one seat further left than this one did.
-    starter = _seat_after(state, state["starter"], "clockwise")
+def _end_round(state: dict, entry: dict | None = None) -> None:
+    _record_round(state, entry)
+    _next_round(state, state["starter"])
+
+
+def _next_round(state: dict, starter: str) -> None:
+    """N99-2: the next round starts one seat further left than ``starter``'s round did."""
+    starter = _seat_after(state, starter, "clockwise")
     _start_round(state, starter)
     _event(state, "N99-2", T("Round {round}: {player} plays first", round=state["round"], player=starter))
 
 
-def _record_round(state: dict, ended_by: str | None) -> None:
+def _record_round(state: dict, entry: dict | None = None) -> None:
+    """The finished round in ``rounds``: as refereed card by card, or ``entry``, entered whole (T-4)."""
+    if entry is not None:
+        state["rounds"].append({**entry, "totals": dict(state["tokens"])})
+        return
     state["rounds"].append({
         "round": state["round"],
         "scores": {p: -state["round_losses"][p] for p in state["players"]},
@@ -392,6 +414,238 @@ def _tokens(n: int) -> str:
     return N_("a token") if n == 1 else T("{n} tokens", n=n)
 
 
+# ---------------------------------------------------------------- a round entered whole (T-4), corrected (T-1)
+
+# How a round ends, as its entry says it (``ending``), and the ruling its ender's loss cites (N99-5, N99-7).
+ENDINGS = ("reached_99", "passed_99", "no_card")
+_HOW = {"reached_99": (N_("reached 99 and won the round"), "N99-5"),
+        "passed_99": (N_("went over 99 and lost the round"), "N99-5"),
+        "no_card": (N_("had no card to play"), "N99-7"),
+        None: (N_("ended the round"), "T-4")}
+
+
+def _inside_round(state: dict) -> Text | None:
+    """T-4: a round in which a card has been played is finished as it began, card by card."""
+    played = len(state["played_this_round"])
+    if state["phase"] != "play" or not played:
+        return None
+    return T("round {round} is under way ({n} card(s) played): finish it card by card.", round=state["round"],
+             n=played)
+
+
+def _read_lost(value: Any, state: dict) -> dict[str, int]:
+    """``{name: tokens lost}``: whole numbers, checked against the tokens by ``_check_round``."""
+    lost = {}
+    for name, given in get_field({"lost": value}, "lost", dict).items():
+        if name not in state["players"]:
+            raise InvalidInput(T("'{player}' is not a player in this game.", player=name))
+        lost[name] = get_int({f"lost.{name}": given}, f"lost.{name}")
+    return lost
+
+
+def _least(start: dict[str, int], player: str, tokens: int) -> int:
+    """What a charge of ``tokens`` takes at least: all the player holds, when that is fewer (N99-6)."""
+    return min(tokens, start[player])
+
+
+def _check_round(players: list[str], start: dict[str, int], entered: dict[str, int], ended_by: str,
+                 ending: str | None) -> dict[str, int]:
+    """Every player's loss in a round entered whole, checked as far as tokens tell (T-4) against
+    the tokens held when it began (``start``): a round only takes tokens (N99-5), never more than a
+    player holds nor from one already out, and leaves one player in (N99-6); its ender was in it,
+    and the way it ended costs what N99-5 and N99-7 say. Without ``ending``, the losses must fit
+    one way to end. The cards and the order of the losses are not in the entry: not guessed."""
+    seated = [p for p in players if start[p] > 0]
+    lost = {p: 0 for p in players}
+    for name, tokens in entered.items():
+        if tokens < 0:
+            raise IllegalMove("N99-5", T("{player} cannot have lost {tokens} tokens: a round only takes tokens, it "
+                                         "never gives any back.", player=name, tokens=tokens),
+                              legal={"lost": {name: [0, start[name]]}})
+        if tokens and name not in seated:
+            raise IllegalMove("N99-6", T("{player} was already out of the game: they lost nothing in this round.",
+                                         player=name), legal={"lost": {name: [0, 0]}})
+        if tokens > start[name]:
+            raise IllegalMove("N99-6", T("{player} held {tokens} when the round began: a round takes no more than "
+                                         "that (a player is out at 0).", player=name, tokens=_tokens(start[name])),
+                              legal={"lost": {name: [0, start[name]]}})
+        lost[name] = tokens
+    if ended_by not in seated:
+        raise IllegalMove("N99-6", T("{player} was already out of the game and cannot have ended the round.",
+                                     player=ended_by), legal={"ended_by": seated})
+    left = [p for p in seated if lost[p] < start[p]]
+    if not left:
+        raise IllegalMove("N99-6", N_("Nobody would be left in the game: play stops when one player is left, who "
+                                      "wins the game."))
+    others = [p for p in seated if p != ended_by]
+    short = [p for p in others if lost[p] < _least(start, p, 2)]
+    others_left = [p for p in others if p in left]
+    if ending == "reached_99":
+        if ended_by not in left:
+            raise IllegalMove("N99-5", T("{player} reached 99 and won the round, which costs them nothing: they are "
+                                         "still in the game, so they cannot have lost all {tokens}.", player=ended_by,
+                                         tokens=_tokens(start[ended_by])),
+                              legal={"lost": {ended_by: [0, start[ended_by] - 1]}})
+        if short:
+            raise IllegalMove("N99-5", T("{player} reached 99: every other player still in lost two tokens then (or "
+                                         "their last one), so {names} cannot have lost so few.", player=ended_by,
+                                         names=and_names(short)),
+                              legal={"lost": {p: [_least(start, p, 2), start[p]] for p in short}})
+    elif ending in ("passed_99", "no_card"):
+        rule, least = ("N99-5", 2) if ending == "passed_99" else ("N99-7", 3)
+        if lost[ended_by] < _least(start, ended_by, least):
+            raise IllegalMove(rule, T("{player} went over 99, which costs two tokens: they lost at least {tokens}.",
+                                      player=ended_by, tokens=_tokens(_least(start, ended_by, least)))
+                              if ending == "passed_99" else
+                              T("{player} had no card on their turn, which costs three tokens: they lost at least "
+                                "{tokens}.", player=ended_by, tokens=_tokens(_least(start, ended_by, least))),
+                              legal={"lost": {ended_by: [_least(start, ended_by, least), start[ended_by]]}})
+        if not others_left:
+            raise IllegalMove("N99-6", T("Everyone but {player} was out before {player}'s last turn: the game had "
+                                         "ended there, {player} the last player in.", player=ended_by))
+    elif not (len(left) == 1 or (ended_by in left and not short)
+              or (lost[ended_by] >= _least(start, ended_by, 2) and others_left)):
+        raise IllegalMove("N99-5", T("No way for a round to end fits these losses: reaching 99 costs every other "
+                                     "player two tokens, going over 99 costs the player two (N99-5), having no card "
+                                     "costs three (N99-7), and a round that leaves one player in ends the game "
+                                     "(N99-6). Say how it ended ('ending') to have the entry checked against that."),
+                          legal={"ending": list(ENDINGS)})
+    return lost
+
+
+def _whole_entry(number: int, starter: str, start: dict[str, int], lost: dict[str, int], move: dict) -> dict:
+    """A round entered whole as ``rounds`` keeps it (its totals are added when recorded): the
+    tokens lost, and what the table entered, from which a correction starts again (T-1)."""
+    ended_by, ending = move["ended_by"], move.get("ending")
+    how, rule = _HOW[ending]
+    breakdown = {}
+    for p, tokens in lost.items():
+        notes = ([{"rule": "T-4", "points": -tokens, "detail": T("lost {tokens}", tokens=_tokens(tokens))}]
+                 if tokens else [])
+        if p == ended_by:
+            notes = [{"rule": rule, "points": -tokens, "detail": T("{how}: lost {tokens}", how=how,
+                                                                   tokens=_tokens(tokens)) if tokens else how}]
+        breakdown[p] = notes
+    return {"round": number, "recorded": "rounds", "scores": {p: -tokens for p, tokens in lost.items()},
+            "breakdown": breakdown, "final_total": None, "starter": starter,
+            "lost": {p: lost[p] for p in lost if start[p] > 0}, "ended_by": ended_by, "ending": ending}
+
+
+def _round_result(state: dict, move: dict) -> None:
+    """T-4: a whole round, entered before any card of it is played: the tokens fall, who has none is
+    out (N99-6), then the next round starts one seat further left (N99-2) or the game ends (N99-6)."""
+    why = _inside_round(state)
+    if why is not None:
+        raise IllegalMove("T-4", T("A round is entered whole only before its first card: {why}", why=why),
+                          legal={"type": ["play", "missed_draw"]})
+    start = dict(state["tokens"])
+    lost = _check_round(state["players"], start, move["lost"], move["ended_by"], move.get("ending"))
+    entry = _whole_entry(state["round"], state["starter"], start, lost, move)
+    for p in state["players"]:
+        state["tokens"][p] -= lost[p]
+    losses = [T("{player} loses {tokens}", player=p, tokens=_tokens(n)) for p, n in lost.items() if n]
+    _event(state, "T-4", T("Round {round} entered whole: {player} {how}; {losses}", round=entry["round"],
+                           player=move["ended_by"], how=_HOW[move.get("ending")][0], losses=joined(losses, ", ")))
+    _eliminate(state)
+    if not _game_over(state, entry):
+        _end_round(state, entry)
+
+
+def _whole_rounds(state: dict) -> list[int]:
+    return [entry["round"] for entry in state["rounds"] if entry.get("recorded") == "rounds"]
+
+
+def _correctable(state: dict) -> dict | None:
+    """The rounds a correction may replace: those entered whole (T-1)."""
+    rounds = _whole_rounds(state)
+    return {"round": rounds} if rounds else None
+
+
+def _correct_round(state: dict, move: dict) -> None:
+    """T-1: a round entered whole, entered again and checked as the first entry was, from the tokens
+    held when it began; the tokens move by the difference. The last finished round's correction
+    settles again who is out, the game's end and the next round (``_settle``); an earlier one must
+    leave every round since as it was played (``_keep_later``)."""
+    index = round_index(state, move["round"], state["round"])
+    old = state["rounds"][index]
+    if old.get("recorded") != "rounds":
+        raise IllegalMove("T-1", T("Round {round} was refereed card by card: its tokens follow from the cards "
+                                   "played, so it is not entered again. The table gives or takes a disputed token "
+                                   "with an adjustment ('adjust', T-2).", round=old["round"]),
+                          legal={"type": ["adjust"], "round": _whole_rounds(state)})
+    start = {p: old["totals"][p] - old["scores"][p] for p in state["players"]}  # scores are the tokens lost, negative
+    lost = _check_round(state["players"], start, move["lost"], move["ended_by"], move.get("ending"))
+    entry = _whole_entry(old["round"], old["starter"], start, lost, move)
+    last = index == len(state["rounds"]) - 1 and _inside_round(state) is None
+    delta = replace_round(state, index, entry, move["reason"])
+    for p, points in delta.items():
+        state["tokens"][p] += points
+    if last:
+        _settle(state, entry)
+    else:
+        _keep_later(state, index, delta)
+
+
+def _settle(state: dict, entry: dict) -> None:
+    """After the last finished round is corrected (T-1), as if it had been entered so: a player who
+    holds tokens is in the game (back, when the first entry put them out), one with none is out
+    (N99-6); with one player left the game ends, else the next round, not begun yet, starts again
+    one seat left of this round's first player, among the players now in (N99-2)."""
+    below = [p for p in state["players"] if state["tokens"][p] < 0]
+    if below:
+        raise IllegalMove("T-1", T("With this correction {names} would hold fewer than no tokens: the adjustments "
+                                   "made since round {round} took more than it leaves.", names=and_names(below),
+                                   round=entry["round"]))
+    before = _active(state)
+    back = [p for p in state["out"] if state["tokens"][p] > 0]
+    state["out"] = [p for p in state["out"] if p not in back]
+    for p in back:
+        _event(state, "T-1", T("{player} holds {tokens} again and is back in the game", player=p,
+                               tokens=_tokens(state["tokens"][p])))
+    _eliminate(state)
+    active = _active(state)
+    if active == before:
+        return  # the same players in: the game's end, or the next round, stand as they were
+    state.update(round=entry["round"], winners=[])
+    if len(active) == 1:
+        state.update(winners=active, to_play=None, phase="finished")
+        _event(state, "N99-6", T("{player} is the last player in and wins the game", player=active[0]))
+    else:
+        _next_round(state, entry["starter"])
+
+
+def _raised(state: dict, player: str, number: int) -> int:
+    """The tokens given to ``player`` by adjustments made in round ``number`` (T-2)."""
+    return sum(a["points"] for a in state.get("adjustments") or []
+               if a["player"] == player and a["round"] == number and a["points"] > 0)
+
+
+def _keep_later(state: dict, index: int, delta: dict[str, int]) -> None:
+    """T-1: an earlier round's correction stands only when every round since stays as it was
+    played: nobody whose tokens it changes has gone out since, nor would have run out on the way
+    (N99-6; tokens only fall between adjustments, so a round's lowest point is at least its end
+    less what adjustments gave back in it). Then who is in stays the same throughout, and so do the
+    seats, the game's end and every later round: a round's tokens depend on the tokens held only
+    where a player runs out (N99-5, N99-6, N99-7)."""
+    rounds, number = state["rounds"], state["rounds"][index]["round"]
+    for p, points in delta.items():
+        if p in state["out"] and points:
+            raise IllegalMove("T-1", T("{player} has gone out of the game since round {round}: changing their tokens "
+                                       "there would change the rounds played since. Only the last finished round may "
+                                       "change who is out.", player=p, round=number))
+        if points >= 0:
+            continue
+        lows = [(number, rounds[index]["totals"][p])]
+        lows += [(r["round"], r["totals"][p] - _raised(state, p, r["round"])) for r in rounds[index + 1:]]
+        lows.append((state["round"], state["tokens"][p] - (_raised(state, p, state["round"])
+                                                           if state["phase"] != "finished" else 0)))
+        gone = next((r for r, tokens in lows if tokens < 1), None)
+        if gone is not None:
+            raise IllegalMove("T-1", T("With {tokens} fewer, {player} would have run out of tokens by round {round} "
+                                       "and gone out (N99-6), yet played on: only the last finished round may change "
+                                       "who is out.", tokens=_tokens(-points), player=p, round=gone))
+
+
 # ---------------------------------------------------------------- views
 
 def standings(state: dict) -> dict[str, int]:
@@ -404,7 +658,7 @@ def public_view(state: dict) -> dict:
         "to_play": state["to_play"],
         "total": state["total"],
         "direction": state["direction"],
-        "top": state.get("top"),
+        "discard_top": state.get("top"),
         "tokens": dict(state["tokens"]),
         "out": list(state["out"]),
         "hand_sizes": dict(state["hand_sizes"]),
@@ -412,6 +666,19 @@ def public_view(state: dict) -> dict:
         "standings": standings(state),
         "rounds": state["rounds"],
     }
+
+
+VIEW = (
+    shown("total", {"type": "integer"}, "The pile's total (N99-3); it may go below zero."),
+    shown("direction", {"type": "string", "enum": ["clockwise", "counterclockwise"]},
+          "Which way play goes (N99-2; a 4 reverses it, N99-3)."),
+    vocabulary.discard_top(),
+    shown("tokens", {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+          "Each player's tokens (N99-1); the standings."),
+    shown("out", vocabulary.PLAYER_NAMES, "Who is out of the game, in the order they went out (N99-6)."),
+    vocabulary.HAND_SIZES,
+    vocabulary.DRAW_PILE,
+)
 
 
 def outcome(state: dict):
@@ -423,7 +690,9 @@ def outcome(state: dict):
 
 # ---------------------------------------------------------------- who may move, and with what
 
-PHASES = {"play": ("play", "missed_draw", "adjust"), "finished": ("adjust",)}  # adjust: any time (T-2)
+# adjust, correct_round: any time (T-1, T-2); a round entered whole: before its first card (T-4)
+PHASES = {"play": ("play", "missed_draw", "round_result", "adjust", "correct_round"),
+          "finished": ("adjust", "correct_round")}
 
 
 def _may_miss_draw(state: dict, player: str) -> str | None:
@@ -456,9 +725,14 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
     return IllegalMove("N99-7", _may_miss_draw(state, player))
 
 
-def choices(state: dict, kind: str) -> dict:
-    """N99-3: the values a 10 or an A may be declared as (every other card has a fixed value)."""
-    return {"value": {rank: list(values) for rank, values in DECLARED.items()}} if kind == "play" else {}
+def choices(state: dict, kind: str) -> dict | None:
+    """N99-3: the values a 10 or an A may be declared as (every other card has a fixed value); who
+    may have ended a round entered whole, before any card of it is played (T-4)."""
+    if kind == "play":
+        return {"value": {rank: list(values) for rank, values in DECLARED.items()}}
+    if kind == "round_result":
+        return None if _inside_round(state) else {"ended_by": _active(state)}
+    return {}
 
 
 def _adjust(state: dict, player: str, points: int) -> int:
@@ -490,6 +764,26 @@ def _says_play(move: dict, show=str) -> str:
     return T("{player} plays {card}", player=move.get("player"), card=show(move.get("card")))
 
 
+def _says_round(move: dict, show=str) -> str:
+    lost = move.get("lost") if isinstance(move.get("lost"), dict) else {}
+    losses = ", ".join(f"{p} -{n}" for p, n in lost.items() if n)
+    return T("Round result: {player} {how}; {losses}", player=move.get("ended_by"),
+             how=_HOW.get(move.get("ending"), _HOW[None])[0], losses=losses or "0")
+
+
+_ROUND_RESULT = (
+    Shaped("lost", shape={"type": "object", "additionalProperties": {"type": "integer", "minimum": 0},
+                          "description": "The tokens each player lost in the round: {name: tokens}; a player "
+                                         "left out lost none.", "example": {"Ann": 2, "Bob": 1}},
+           read=_read_lost),
+    Player("ended_by", description=N_("Who ended the round: reached 99, went over it, had no card on their turn, "
+                                      "or played the card that left one player in.")),
+    Choice("ending", choices=ENDINGS, required=False, nullable=True,
+           description=N_("How it ended, if the table says: reached_99, passed_99 (went over 99) or no_card (no card "
+                          "on their turn, N99-7); each is checked against the tokens lost (N99-5, N99-7).")),
+)
+
+
 MOVES = {
     "play": Move(
         _play, (Player("player"), Card("card", read=_card, example="KS"),
@@ -501,6 +795,20 @@ MOVES = {
         _missed_draw, (Player("player"),),
         N_("The player forgot to draw after playing and keeps one card fewer for the rest of the round."),
         ("N99-7",), label=N_("Forgot to draw"), says=N_("{player} forgot to draw")),
+    "round_result": Move(
+        _round_result, _ROUND_RESULT,
+        N_("A whole round entered when it is over, in place of its cards (T-4): the tokens each player lost (a "
+           "player left out lost none), who ended it and, if the table says, how. It is checked as far as tokens "
+           "tell; then the next round starts or the game ends. Not once a card of the round is recorded."),
+        ("N99-2", "N99-5", "N99-6", "N99-7", "T-4"),
+        label=N_("Round result"), says=_says_round, actor=None),
+    "correct_round": correction_move(
+        _correct_round, _ROUND_RESULT,
+        N_("A round entered whole and entered wrong, replaced: the round, why, and the round again as a round result "
+           "gives it, checked against the tokens held when it began; the tokens follow, and who is out with them "
+           "when it is the last finished round (T-1). A round refereed card by card is not corrected (adjust, T-2)."),
+        ("N99-2", "N99-5", "N99-6", "N99-7"), _correctable, 10_000),
+    "switch_record": record_move(_inside_round),
     "adjust": adjust_move(_adjust, N_("A point is a token (N99-1): a positive adjustment gives tokens back, a "
                                       "negative one takes them; a player left with none is out (N99-6)."),
                           who=lambda state: _active(state)),
@@ -518,7 +826,19 @@ def judge_play(body: dict) -> dict:
     value = body.get("value")  # checked with the card (N99-3)
     players = get_int(body, "players", lo=2, hi=PLAYERS[1], required=False, default=3, rule="N99-1")
     effect = play_effect(total, card, value, players)
+    rules = ", ".join(effect.rules)
+    if effect.player_loses and effect.others_lose:
+        counted = T("In all the player loses {player}, and every other player {others} ({rules}).",
+                    player=_tokens(effect.player_loses), others=_tokens(effect.others_lose), rules=rules)
+    elif effect.player_loses:
+        counted = T("In all the player loses {player} ({rules}).", player=_tokens(effect.player_loses), rules=rules)
+    elif effect.others_lose:
+        counted = T("In all every other player loses {others} ({rules}).", others=_tokens(effect.others_lose),
+                    rules=rules)
+    else:
+        counted = T("No token is lost ({rules}).", rules=rules)
     return {
+        "says": joined([*effect.reasons, counted], " "),  # what a player reads aloud
         "total": effect.total,
         "player_loses": effect.player_loses,
         "others_lose": effect.others_lose,
@@ -539,16 +859,20 @@ JUDGES = {
             "required": ["total", "card"],
             "additionalProperties": False,
             "properties": {
-                "total": {"type": "integer", "minimum": -10000, "maximum": 10000},
-                "card": {"type": "string", "example": "2S"},
-                "value": {"type": "integer", "nullable": True,
+                "total": {"type": "integer", "minimum": -10000, "maximum": 10000, "title": N_("Total before")},
+                "card": {"type": "string", "example": "2S", "title": N_("Card played")},
+                "value": {"type": "integer", "nullable": True, "title": N_("Value"),
                           "description": N_("10 or -10 for a 10, 1 or 11 for an A")},
-                "players": {"type": "integer", "minimum": 2, "maximum": PLAYERS[1], "default": 3},
+                "players": {"type": "integer", "minimum": 2, "maximum": PLAYERS[1], "default": 3,
+                            "title": N_("Players in the game")},
             },
         },
         response={
             "type": "object",
+            "required": ["says", "total", "player_loses", "others_lose", "round_over", "skip_next", "reverse", "rule",
+                         "explanation"],
             "properties": {
+                "says": SAYS,
                 "total": {"type": "integer"},
                 "player_loses": {"type": "integer"},
                 "others_lose": {"type": "integer"},

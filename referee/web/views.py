@@ -230,12 +230,12 @@ def held_groups() -> list:
 
 def standing(game, resolve=lambda name: name) -> dict:
     """A game's line in a list (``groups.summary``) with ``leaders``: who is ahead while it is in
-    progress, by the game's own direction (``stats.LOWER_IS_BETTER``); nobody while all are level."""
+    progress, by the game's own direction (``stats.lower_is_better``); nobody while all are level."""
     line = groups.summary(game, resolve)
     totals = line["standings"]
     line["leaders"] = []
     if line["status"] != "finished" and len(set(totals.values())) > 1:
-        best = (min if stats.LOWER_IS_BETTER.get(game.game) else max)(totals.values())
+        best = (min if stats.lower_is_better(game.game) else max)(totals.values())
         line["leaders"] = [p for p, total in totals.items() if total == best]
     return line
 

@@ -25,7 +25,7 @@ CARDS = [r + s for s in "SHDC" for r in ("3", "5", "6", "7", "8", "9")]  # keeps
 
 def next_move(state: dict) -> dict:
     """A legal play for whoever is to play (a card not yet on the pile this round)."""
-    on_pile = set(state.get("top") and [state["top"]] or [])
+    on_pile = set(state.get("discard_top") and [state["discard_top"]] or [])
     for card in CARDS:
         if card not in on_pile:
             return {"type": "play", "player": state["to_play"], "card": card}

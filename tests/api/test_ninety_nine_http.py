@@ -140,3 +140,55 @@ def test_judge_players_field_and_value_checks_over_http(api):
         assert api.judge("ninety-nine", "play", body, expect=422)["rule"] == "N99-3"
     over = api.judge("ninety-nine", "play", {"total": 95, "card": "AH", "value": 11})
     assert (over["total"], over["player_loses"], over["others_lose"], over["round_over"]) == (106, 2, 0, True)
+
+
+def test_a_whole_game_recorded_by_rounds_over_http_t4(api):
+    game = api.create("ninety-nine", ["Ann", "Bob", "Cid"], {"tokens": 3, "record": "rounds"})
+    state = api.state(game)
+    assert state["record"] == "rounds" and set(state["allowed"]) == {"round_result", "switch_record", "adjust"}
+    assert state["allowed"]["round_result"]["choices"] == {"ended_by": ["Ann", "Bob", "Cid"]}
+    body = api.move(game, {"type": "play", "player": "Ann", "card": "5S"}, expect=422)
+    assert body["rule"] == "T-4"
+    # refusals name their ruling and change nothing
+    before = api.state(game)
+    for move, rule in (({"lost": {"Bob": 4}, "ended_by": "Ann"}, "N99-6"),
+                       ({"lost": {"Bob": 2, "Cid": 1}, "ended_by": "Ann", "ending": "reached_99"}, "N99-5"),
+                       ({"lost": {"Ann": 2}, "ended_by": "Ann", "ending": "no_card"}, "N99-7")):
+        assert api.move(game, {"type": "round_result", **move}, expect=422)["rule"] == rule
+    assert api.state(game) == before
+    state = api.move(game, {"type": "round_result", "lost": {"Bob": 2, "Cid": 2}, "ended_by": "Ann",
+                            "ending": "reached_99"})
+    assert state["tokens"] == {"Ann": 3, "Bob": 1, "Cid": 1} and state["round"] == 2 and state["to_play"] == "Bob"
+    assert state["rounds"][0]["scores"] == {"Ann": 0, "Bob": -2, "Cid": -2}
+    assert state["rounds"][0]["recorded"] == "rounds" and state["allowed"]["correct_round"]["choices"] == {
+        "round": [1]}
+    state = api.move(game, {"type": "round_result", "lost": {"Cid": 1}, "ended_by": "Cid", "ending": "passed_99"})
+    assert state["out"] == ["Cid"] and state["to_play"] == "Ann"   # round 3: Cid's seat is skipped (N99-2)
+    # T-1: round 2 entered again: Bob went over 99, not Cid, and Cid only passed 66
+    state = api.move(game, {"type": "correct_round", "round": 2, "reason": "it was Bob", "lost": {"Bob": 1, "Cid": 1},
+                            "ended_by": "Bob", "ending": "passed_99"})
+    assert state["out"] == ["Cid", "Bob"] and state["status"] == "finished" and state["winners"] == ["Ann"]
+    assert state["rounds"][1]["corrections"][0]["rule"] == "T-1"
+    assert [m["move"]["type"] for m in api.log(game)["moves"]] == ["round_result", "round_result",
+                                                                    "correct_round"]
+
+
+def test_the_table_switches_how_it_records_between_rounds_over_http_t4(api):
+    game = api.create("ninety-nine", ["Ann", "Bob"])
+    state = api.move(game, {"type": "round_result", "lost": {"Ann": 2}, "ended_by": "Ann", "ending": "passed_99"})
+    assert state["record"] == "moves" and state["to_play"] == "Bob"   # a whole round between rounds, by moves too
+    state = api.move(game, {"type": "play", "player": "Bob", "card": "KS"})
+    assert "switch_record" not in state["allowed"] and "round_result" not in state["allowed"]
+    assert api.move(game, {"type": "switch_record", "record": "rounds"}, expect=422)["rule"] == "T-4"
+    assert api.move(game, {"type": "round_result", "lost": {"Bob": 2}, "ended_by": "Bob"}, expect=422)["rule"] == "T-4"
+    for card in ("KH", "KD", "KC", "QS", "QH", "QD", "QC", "JS"):   # to 90; the J gives Bob another turn (N99-4)
+        state = api.move(game, {"type": "play", "player": state["to_play"], "card": card})
+    state = api.move(game, {"type": "play", "player": "Bob", "card": "9S"})
+    state = api.move(game, {"type": "play", "player": state["to_play"], "card": "JH"})   # 100: over 99
+    assert state["round"] == 3 and state["allowed"]["switch_record"]["choices"] == {"record": ["rounds"]}
+    state = api.move(game, {"type": "switch_record", "record": "rounds"})
+    assert state["record"] == "rounds" and "play" not in state["allowed"]
+    state = api.move(game, {"type": "round_result", "lost": {"Bob": 2}, "ended_by": "Ann", "ending": "reached_99"})
+    state = api.move(game, {"type": "switch_record", "record": "moves"})
+    assert state["record"] == "moves" and state["to_play"] == "Bob"
+    assert [r.get("recorded") for r in state["rounds"]] == ["rounds", None, "rounds"]

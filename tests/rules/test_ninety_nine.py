@@ -219,7 +219,7 @@ def test_new_round_resets_total_direction_and_hands():
     assert state["hand_sizes"] == {p: 3 for p in ABC} and state["to_play"] == "Bob"
     # N99-2: an empty pile, with no top card carried over from the last round
     view = public_state(n99, state)
-    assert view["top"] is None and state["pile"] == []
+    assert view["discard_top"] is None and state["pile"] == []
 
 
 # ---------------------------------------------------------------- N99-9 house rule: hand size
@@ -339,7 +339,8 @@ def test_judge_play_fields():
     verdict = n99.judge_play({"total": 53, "card": "2D"})
     assert verdict == {
         "total": 106, "player_loses": 3, "others_lose": 0, "round_over": True, "skip_next": False,
-        "reverse": False, "rule": ["N99-3", "N99-5"], "explanation": verdict["explanation"]}
+        "reverse": False, "rule": ["N99-3", "N99-5"], "explanation": verdict["explanation"],
+        "says": verdict["says"]}
     assert "106" in verdict["explanation"]
     jack = n99.judge_play({"total": 23, "card": "JC", "players": 2})
     assert jack["total"] == 33 and jack["others_lose"] == 1 and jack["skip_next"] is True
@@ -475,3 +476,13 @@ def test_n99_4_two_players_left_after_an_elimination_use_the_two_player_rules():
     assert state["direction"] == "clockwise" and state["to_play"] == "Cid"
     state = play(state, "Cid", "3H")
     assert state["to_play"] == "Bob"  # Ann is skipped
+
+
+def test_the_play_verdict_says_itself_in_a_sentence_with_the_losses_added_up_N99_5():
+    """Issue 33: the losses of one play add up (53 doubled to 106 passes 66 and 99: three tokens)."""
+    assert n99.judge_play({"total": 53, "card": "2H"})["says"] == (
+        "2H doubles: 53 -> 106. Passing 66: the player loses a token. Going over 99 loses the round and two "
+        "tokens. In all the player loses 3 tokens (N99-3, N99-5).")
+    assert n99.judge_play({"total": 30, "card": "3H"})["says"].endswith(
+        "In all every other player loses a token (N99-3, N99-5).")
+    assert n99.judge_play({"total": 90, "card": "9H"})["says"] == "9H adds 0: 90 -> 90. No token is lost (N99-3)."

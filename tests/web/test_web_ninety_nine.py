@@ -1,4 +1,5 @@
-"""Ninety-nine through the pages, in headless Chromium: start, share, play, refuse, undo, follow."""
+"""Ninety-nine through the pages, in headless Chromium: start, share, play a card with one tap,
+refuse, undo, follow; and a table that enters each round whole (T-4)."""
 from __future__ import annotations
 
 import re
@@ -7,7 +8,7 @@ import pytest
 import requests
 from playwright.sync_api import expect
 
-from web_helpers import join, make_link, open_link
+from web_helpers import join, make_link, open_link, refused, submit
 
 pytestmark = pytest.mark.browser
 
@@ -32,13 +33,22 @@ def api_move(base: str, game: dict, move: dict) -> dict:
     return response.json()
 
 
-def play(page, rank: str, suit: str, value: str | None = None):
-    page.locator("#play-form .ranks label.chip", has_text=re.compile(rf"^{re.escape(rank)}$")).click()
-    page.locator(f"#play-form input[name=suit][value='{suit}'] + span").click()
+RANKS = {"A": "Ace", "J": "Jack", "Q": "Queen", "K": "King"}
+SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+def card_key(page, rank: str, suit: str, value: str | None = None):
+    """The card grid's key for a card (and, for a 10 or an A, its declared value), by its name."""
+    name = f"Play {RANKS.get(rank, rank)} of {SUITS[suit]}"
     if value is not None:
-        name = "value10" if rank == "10" else "valueA"
-        page.locator(f"#play-form input[name={name}][value='{value}'] + span").click()
-    page.get_by_role("button", name=re.compile("Play the card")).click()
+        name += " as " + value.replace("-", "−")
+    return page.get_by_role("button", name=name, exact=True)
+
+
+def play(page, rank: str, suit: str, value: str | None = None):
+    """One tap: the card's key submits the play for the player to play (N99-3: a 10 or an A has
+    a key for each value)."""
+    card_key(page, rank, suit, value).click()
     page.wait_for_load_state()
 
 
@@ -49,7 +59,8 @@ def test_start_play_refuse_undo_and_look_back(phone):
     page.get_by_label(re.compile("Players, one name per line")).fill("Ann\nBob\nCid")
     assert page.get_by_label(re.compile("^Tokens")).get_attribute("placeholder") == "9"
     page.get_by_role("button", name="Start the game").click()
-    # the share page: a follower link with its QR code and, for the table, the table link
+    # the game page first; Share at the top: a follower link with its QR code and, for the table, the table link
+    page.get_by_role("link", name="Share", exact=True).click()
     assert page.locator(".qr svg").count() >= 1
     follow = page.locator("#follow-link").get_attribute("href")
     assert "/join" not in follow and "#" not in follow
@@ -63,17 +74,15 @@ def test_start_play_refuse_undo_and_look_back(phone):
     play(page, "K", "S")
     assert page.locator("#total").inner_text() == "17"
 
-    # a 10 played without saying +10 or -10: the engine refuses it, with its ruling
-    page.locator("#play-form .ranks label.chip", has_text=re.compile(r"^10$")).click()
-    assert page.locator("fieldset[data-rank='10']").is_visible()
-    assert not page.locator("fieldset[data-rank='A']").is_visible()
-    page.locator("#play-form input[name=suit][value='D'] + span").click()
-    page.get_by_role("button", name=re.compile("Play the card")).click()
+    # a card whose every copy is on the pile: the engine refuses it, with its ruling
+    play(page, "7", "H")
     refused = page.locator("#refused")
-    assert "N99-3" in refused.inner_text()
-    assert "declared" in refused.inner_text()
+    assert "N99-8" in refused.inner_text()
+    assert "already on the pile" in refused.inner_text()
     assert page.locator("#total").inner_text() == "17"
 
+    # a 10 has a key for each value: still one tap
+    assert card_key(page, "10", "D", "+10").is_visible() and card_key(page, "10", "D", "-10").is_visible()
     play(page, "10", "D", "-10")
     assert page.locator("#total").inner_text() == "7"
     phone.screenshot("ninety-nine-game")
@@ -169,13 +178,12 @@ def test_keyboard_shortcuts(phone, live_server):
     page.keyboard.press("s")
     expect(announcer).to_have_text(re.compile(r"^Tokens: Ann 9, Bob 9, Cid 9"))
     assert announcer.get_attribute("aria-live") == "polite"
-    page.locator("#play-form input[name=rank][value='6']").check()
-    page.locator("#play-form input[name=suit][value='C']").check()
-    page.evaluate("document.activeElement.blur()")
-    page.keyboard.press("p")
+    key = card_key(page, "6", "C")
+    key.focus()
+    page.keyboard.press("Enter")   # a key of the grid is a button: the keyboard plays it too
     expect(page.locator("#total")).to_have_text("11")
     # typing in a text box never triggers a shortcut
-    page.locator("details.advanced summary").click()
+    page.locator("#more > summary").click()
     page.locator("textarea[name=json]").fill("")
     page.locator("textarea[name=json]").press("p")
     assert page.locator("#total").inner_text() == "11"
@@ -198,7 +206,8 @@ def test_phone_layout_at_360px(phones, live_server):
         phone.goto(path)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 360, (path, width)
-    page.locator("details.minor summary").click()
+    for summary in page.locator("details.minor > summary").all():   # what is folded too
+        summary.click()
     small = page.evaluate("""() => {
         const targets = document.querySelectorAll(
             'button, a.button, .chip span, select, input[type=text], textarea, summary, header a, .log a');
@@ -219,9 +228,102 @@ def test_forms_work_with_scripts_off(phones, live_server):
     phone = phones(scripts=False)
     join(phone, game)
     page = phone.page
-    # without the script both value groups show; the engine still decides
-    assert page.locator("fieldset[data-rank='A']").is_visible()
+    # without the script every key is a plain submit button, the values of an A on keys of their own
+    assert card_key(page, "A", "H", "1").is_visible() and card_key(page, "A", "H", "11").is_visible()
     play(page, "A", "H", "11")
     assert page.locator("#total").inner_text() == "11"
     play(page, "Q", "H")
     assert page.locator("#total").inner_text() == "21"
+
+
+def test_every_card_is_one_tap_a_whole_round_long_n99_3(phone, live_server):
+    game = create_via_api(live_server, "ninety-nine", ["Ann", "Bob"])
+    join(phone, game)
+    page = phone.page
+    assert card_key(page, "7", "H").get_attribute("value") == "7H"
+    assert card_key(page, "10", "S", "-10").get_attribute("value") == "10S:-10"
+    round_one = [("K", "S", None), ("K", "H", None), ("K", "D", None), ("K", "C", None),   # 40: Bob passed 33
+                 ("Q", "S", None), ("Q", "H", None), ("Q", "D", None), ("Q", "C", None),   # 80: Ann passed 66
+                 ("10", "S", "+10"), ("A", "H", "11")]                                     # 90, Bob 101: over 99
+    whole = page.locator("details.minor", has_text="Only keeping score?")
+    expect(whole).to_have_count(1)   # before the round's first card, the round may be entered whole (T-4)
+    taps = 0
+    for rank, suit, value in round_one:
+        play(page, rank, suit, value)   # the only tap: no player, no rank then suit, no value, no Play
+        taps += 1
+        expect(page.locator("#refused")).to_have_count(0)
+        expect(whole).to_have_count(0 if taps < len(round_one) else 1)   # never inside a round
+    state = requests.get(f"{live_server}/api/v1/games/{game['id']}", timeout=5).json()
+    assert state["round"] == 2 and state["rounds"][0]["scores"] == {"Ann": -1, "Bob": -3}
+    assert taps == len(round_one)   # one tap a card: the average is 1, under issue 33's 1.2
+    expect(page.locator("#total")).to_have_text("0")
+    expect(page.locator(".facts .turn")).to_have_text("Bob")   # round 2 starts one seat left (N99-2)
+
+
+def test_a_whole_game_entered_round_by_round_through_the_page_t4(phone, live_server):
+    players = ["Ann", "Bob", "Cid", "Dee"]
+    game = create_via_api(live_server, "ninety-nine", players, {"record": "rounds", "tokens": 3})
+    join(phone, game)
+    page = phone.page
+    form = page.locator("#round-result-form")
+    expect(form).to_be_visible()
+    assert page.locator("#play-form").count() == 0 and page.locator("#total").count() == 0
+    first = page.locator("#moves form").first
+    assert first.get_attribute("id") == "round-result-form"   # the first thing to enter
+    taps = []
+
+    def enter(lost: dict, ended_by: str, ending: str | None):
+        count = 0
+        for name, tokens in lost.items():   # the others stay at their prefilled 0: no tap
+            form.locator(f"input[name=lost-{players.index(name)}]").fill(str(tokens))
+            count += 1
+        form.locator(f"input[name=ended_by][value='{ended_by}'] + span").click()
+        count += 1
+        if ending:
+            form.locator(f"input[name=ending][value='{ending}'] + span").click()
+            count += 1
+        submit(page, "round-result-form")
+        taps.append(count + 1)
+
+    assert [form.locator(f"input[name=lost-{i}]").input_value() for i in range(4)] == ["0"] * 4
+    phone.screenshot("ninety-nine-round-form")
+    # a refused round comes back as typed, and says why: Bob holds three tokens
+    enter({"Bob": 4, "Cid": 1}, "Bob", "passed_99")
+    refused(page, "N99-6")
+    expect(form.locator("input[name=lost-1]")).to_have_value("4")
+    expect(form.locator("input[name=lost-2]")).to_have_value("1")
+    expect(form.locator("input[name=ended_by][value='Bob']")).to_be_checked()
+    expect(form.locator("input[name=ending][value='passed_99']")).to_be_checked()
+    form.locator("input[name=lost-1]").fill("2")
+    submit(page, "round-result-form")                                   # round 1: Bob over 99, Cid passed 33
+    state = requests.get(f"{live_server}/api/v1/games/{game['id']}", timeout=5).json()
+    assert state["tokens"] == {"Ann": 3, "Bob": 1, "Cid": 2, "Dee": 3} and state["to_play"] == "Bob"
+
+    # between rounds the table may switch, under More
+    page.locator("#more > summary").click()
+    expect(page.locator("#switch-record-form")).to_be_visible()
+
+    # T-1: round 1 again, from its score sheet: Dee passed 33 too
+    page.locator("details.breakdown > summary").first.click()
+    page.get_by_role("link", name=re.compile("Correct this round")).click()
+    correct = page.locator("#correct-form")
+    assert [correct.locator(f"input[name=lost-{i}]").input_value() for i in range(4)] == ["0", "2", "1", "0"]
+    expect(correct.locator("input[name=ended_by][value='Bob']")).to_be_checked()
+    expect(correct.locator("input[name=ending][value='passed_99']")).to_be_checked()
+    correct.locator("input[name=lost-3]").fill("1")
+    correct.locator("input[name=reason]").fill("Dee passed 33 too")
+    submit(page, "correct-form")
+    expect(page.locator("#round-result-form")).to_be_visible()
+    state = requests.get(f"{live_server}/api/v1/games/{game['id']}", timeout=5).json()
+    assert state["tokens"] == {"Ann": 3, "Bob": 1, "Cid": 2, "Dee": 2}
+
+    enter({"Cid": 2, "Dee": 1}, "Cid", "no_card")                      # round 2: Cid out (N99-7)
+    assert form.locator("input[name=lost-2]").count() == 0             # only the players in the game
+    expect(page.locator(".tokens li.turn .name")).to_have_text("Dee")   # round 3: Cid's seat skipped (N99-2)
+    enter({"Bob": 1, "Dee": 1}, "Ann", "reached_99")                   # round 3: Ann wins the game
+    expect(page.locator(".winners")).to_contain_text("Ann")
+    assert page.locator("#round-result-form").count() == 0
+    assert all(n <= len(players) + 2 for n in taps), taps              # issue 33: a tap per player
+    state = requests.get(f"{live_server}/api/v1/games/{game['id']}", timeout=5).json()
+    assert state["winners"] == ["Ann"] and [r["recorded"] for r in state["rounds"]] == ["rounds"] * 3
+    phone.screenshot("ninety-nine-rounds")

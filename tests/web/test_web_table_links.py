@@ -322,9 +322,7 @@ def test_a_shared_link_joins_a_second_phone_until_it_is_revoked(phones, live_ser
     expect(friend.page.locator(".note", has_text="can now enter moves")).to_be_visible()
     cookie = next(c for c in friend.context.cookies() if c["name"] == "session")
     assert cookie["httpOnly"] and not cookie["secure"]  # plain http on 127.0.0.1
-    friend.page.locator("#play-form .ranks label.chip", has_text=re.compile(r"^7$")).click()
-    friend.page.locator("#play-form input[name=suit][value='H'] + span").click()
-    friend.page.get_by_role("button", name=re.compile("Play the card")).click()
+    friend.page.locator("#play-form button[name=card][value='7H']").click()
     expect(friend.page.locator("#total")).to_have_text("7")
 
     # the keeper sees the friend's phone in the list and revokes it
@@ -337,9 +335,7 @@ def test_a_shared_link_joins_a_second_phone_until_it_is_revoked(phones, live_ser
     keeper.screenshot("share-links-and-phones")
 
     # the friend's page still shows the old form: the move is refused and the table is unchanged
-    friend.page.locator("#play-form .ranks label.chip", has_text=re.compile(r"^8$")).click()
-    friend.page.locator("#play-form input[name=suit][value='H'] + span").click()
-    friend.page.get_by_role("button", name=re.compile("Play the card")).click()
+    friend.page.locator("#play-form button[name=card][value='8H']").click()
     expect(friend.page.locator("h1")).to_have_text("This phone's key was revoked")
     friend.page.wait_for_timeout(100)
     assert [e for e in friend.errors if "403" not in e] == []

@@ -1,4 +1,4 @@
-/* Referee pages: live updates for followers, announcements, Ninety-nine keyboard shortcuts, card pads.
+/* Referee pages: live updates for followers, announcements, keyboard shortcuts (read the total, the tokens), card pads.
    Everything works without this script; it only adds comfort. No game rules live here. */
 (function () {
   "use strict";
@@ -115,15 +115,6 @@
     window.setTimeout(function () { announcer.textContent = text; }, 60);
   }
 
-  /* Value choices (a 10 or an A in Ninety-nine): show the group that goes with the chosen rank. */
-  function syncValueGroups(root) {
-    var groups = root.querySelectorAll("fieldset[data-rank]");
-    if (!groups.length) return;
-    var chosen = root.querySelector("input[name=rank]:checked");
-    var rank = chosen ? chosen.value : null;
-    groups.forEach(function (g) { g.hidden = g.getAttribute("data-rank") !== rank; });
-  }
-
   function isTyping(el) {
     if (!el) return false;
     var tag = el.tagName;
@@ -138,10 +129,6 @@
     var key = e.key.toLowerCase();
     if (key === "c" && say) { announce(say.getAttribute("data-total")); e.preventDefault(); }
     else if (key === "s" && say) { announce(say.getAttribute("data-tokens")); e.preventDefault(); }
-    else if (key === "p") {
-      var form = document.getElementById("play-form");
-      if (form) { e.preventDefault(); if (form.requestSubmit) form.requestSubmit(); else form.submit(); }
-    }
   }
 
   /* Card pads: keys that type card codes into the field they sit under (text input: one list of
@@ -321,7 +308,7 @@
           if (scores && scoresNow) scoresNow.innerHTML = scores.innerHTML;
           if (newMoves && moves) {
             if (busy()) document.getElementById("stale").hidden = false;
-            else { moves.innerHTML = newMoves.innerHTML; syncValueGroups(moves); initPads(moves); }
+            else { moves.innerHTML = newMoves.innerHTML; initPads(moves); }
           }
           version = newVersion;
           game.setAttribute("data-version", version);
@@ -384,10 +371,6 @@
     if (announcer && announcer.getAttribute("data-announce")) {
       announce(announcer.getAttribute("data-announce"));
     }
-    document.addEventListener("change", function (e) {
-      if (e.target && e.target.name === "rank") syncValueGroups(e.target.form || document);
-    });
-    syncValueGroups(document);
     initPads(document);
     document.addEventListener("click", function (e) {
       var key = e.target && e.target.closest && e.target.closest("[data-pad] button");

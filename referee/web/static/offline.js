@@ -82,7 +82,10 @@
 
     /* The move's words, from the form as the table filled it: its button, then each field's label
        and value ("Play the card: Who plays Ann, Rank 7, Suit ♥ H"). */
-    function describe(form) {
+    function describe(form, submitter) {
+      if (submitter && submitter.name && submitter.getAttribute("aria-label")) {
+        return clean(submitter.getAttribute("aria-label"));  /* a key of a pad: it names the whole move */
+      }
       var button = form.querySelector("button[type=submit], button:not([type])");
       var action = "";
       if (button) {
@@ -115,9 +118,12 @@
       return parts.length ? text("outbox_words", { action: action, details: parts.join(", ") }) : action;
     }
 
-    function fieldsOf(form) {
+    function fieldsOf(form, submitter) {
       var fields = [];
-      new FormData(form).forEach(function (value, name) { if (typeof value === "string") fields.push([name, value]); });
+      var data = new FormData(form);
+      /* the button tapped carries a value of its own (a card key): FormData(form) alone drops it */
+      if (submitter && submitter.name) data.append(submitter.name, submitter.value);
+      data.forEach(function (value, name) { if (typeof value === "string") fields.push([name, value]); });
       return fields;
     }
 
@@ -370,15 +376,15 @@
     document.addEventListener("submit", function (e) {
       var form = e.target;
       if (!isMove(form)) return;
-      var words = describe(form);
+      var words = describe(form, e.submitter);
       if (navigator.onLine !== false && !entries.length) {
         /* posted as usual; should it fail on the way, the service worker keeps it without words */
-        try { window.sessionStorage.setItem("referee.words." + valueOf(fieldsOf(form), "idempotency_key"), words); }
+        try { window.sessionStorage.setItem("referee.words." + valueOf(fieldsOf(form, e.submitter), "idempotency_key"), words); }
         catch (x) { /* the words are rebuilt from the fields */ }
         return;
       }
       e.preventDefault();
-      var fields = fieldsOf(form);
+      var fields = fieldsOf(form, e.submitter);
       if (entries.some(function (x) { return x.state === "waiting"; }) && untouched(form, "player")) {
         /* queued after another move: the page's player to play is stale; left out, the player is
            whoever is to play when the move arrives (the service implies the player to play) */
@@ -387,11 +393,10 @@
       outbox.keep({ game: game, action: moveUrl, fields: fields, key: outbox.freshKey(),
                     version: valueOf(fields, "version"), words: words })
         .then(function () {
-          /* taken: the form starts afresh, as after a post (app.js resyncs its value groups and pads) */
+          /* taken: the form starts afresh, as after a post (app.js resyncs its pads) */
           form.reset();
           Array.prototype.forEach.call(form.elements, function (el) {
-            if (el.name === "rank") el.dispatchEvent(new Event("change", { bubbles: true }));
-            else if (el.type === "text" || el.tagName === "TEXTAREA") el.dispatchEvent(new Event("input", { bubbles: true }));
+            if (el.type === "text" || el.tagName === "TEXTAREA") el.dispatchEvent(new Event("input", { bubbles: true }));
           });
           return load();
         })
