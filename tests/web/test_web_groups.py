@@ -575,6 +575,10 @@ def test_group_page_lists_games_stats_and_wins_chart(phone, live_server):
     won = stats.locator("tr", has=page.get_by_role("rowheader", name="Won", exact=True))
     expect(won.locator("td")).to_have_text(["0", "1"])  # Ann, Bob
     expect(stats).to_contain_text("Head to head")
+    # issue 33: the head-to-head table fits a 390 px phone, with no scrolling of its own
+    h2h = stats.locator("table.h2h")
+    expect(h2h.locator("tbody tr").first).to_contain_text("0 / 1 / 0")  # Ann behind Bob once
+    assert h2h.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth && t.parentElement.clientWidth <= 390")
     expect(page.locator("#wins svg.chart path.line")).to_have_count(2)
     expect(page.locator("#wins title#wins-title")).to_contain_text("Bob 1")
     expect(page.locator("#group-export")).to_have_attribute("href", f"/api/v1/groups/{group_id}/export.csv")
