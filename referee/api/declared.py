@@ -59,6 +59,12 @@ def engine_components(engine) -> dict[str, dict]:
             **vocabulary.view_schema(view),
         }, "required": ["game", "options", *(field.name for field in view)]}],
     }
+    schemas["Created" + prefix + "State"] = {
+        "description": f"A {engine.TITLE} game just made: its public state, and the token for its writes.",
+        "allOf": [ref(prefix + "State"), {"type": "object", "required": ["token"], "properties": {"token": {
+            "type": "string", "description": "Shown once: the Bearer token for every write on this game, and for "
+                                             "its table links (POST /games/{game_id}/token replaces it)."}}}],
+    }
     for verdict, judge in engine.JUDGES.items():
         schemas[prefix + camel(verdict) + "VerdictRequest"] = judge.request
         schemas[prefix + camel(verdict) + "Verdict"] = judge.response
@@ -77,5 +83,11 @@ def components() -> dict[str, dict]:
         "oneOf": [ref(camel(name) + "State") for name in ENGINES],
         "discriminator": {"propertyName": "game",
                           "mapping": {name: ref(camel(name) + "State")["$ref"] for name in ENGINES}},
+    }
+    schemas["AnyCreatedGame"] = {
+        "description": "A game just made (created or imported), typed by its 'game', with its token.",
+        "oneOf": [ref("Created" + camel(name) + "State") for name in ENGINES],
+        "discriminator": {"propertyName": "game",
+                          "mapping": {name: ref("Created" + camel(name) + "State")["$ref"] for name in ENGINES}},
     }
     return schemas

@@ -9,7 +9,7 @@ from referee.api.blueprint import GAME_TOKEN, GROUP_TOKEN, Blueprint, optional
 from referee.api.errors import ETAG, RATE_LIMIT, problem_response
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
-    CreateGameSchema, CreatedGameSchema, GameQuerySchema, MoveLogQuerySchema, MoveLogSchema,
+    CreateGameSchema, GameQuerySchema, MoveLogQuerySchema, MoveLogSchema,
 )
 from referee.models import aware
 from referee.rules import get_engine
@@ -120,7 +120,7 @@ class Games(MethodView):
     @limit_game_creation
     @blp.doc(operationId="createGame", security=optional(GROUP_TOKEN))  # the group's, for a game in a group
     @blp.arguments(CreateGameSchema)
-    @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}, **ETAG, **RATE_LIMIT})
+    @blp.response(201, "AnyCreatedGame", headers={"Location": {"schema": {"type": "string"}}, **ETAG, **RATE_LIMIT})
     @problem_response(blp, 401, "A group named without its token")
     @problem_response(blp, 403, "Wrong token for the group named")
     @problem_response(blp, 404, "No such group")

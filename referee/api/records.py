@@ -12,7 +12,6 @@ from referee.api.errors import ETAG, RATE_LIMIT, _validation_detail, problem, pr
 from referee.api.games import _game_response, bearer_token
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
-    CreatedGameSchema,
     GameRecordSchema,
     GroupStatsSchema,
     RecordMoveSchema,
@@ -95,7 +94,7 @@ class ImportGame(MethodView):
     @limit_game_creation
     @blp.doc(operationId="importGame", security=optional(GROUP_TOKEN), requestBody={"required": True, "content": {
         "application/json": {"schema": {"$ref": "#/components/schemas/GameRecord"}}}})
-    @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}, **ETAG, **RATE_LIMIT})
+    @blp.response(201, "AnyCreatedGame", headers={"Location": {"schema": {"type": "string"}}, **ETAG, **RATE_LIMIT})
     @problem_response(blp, 400, "Malformed request")
     @problem_response(blp, 401, "The record names a group, and no token was sent")
     @problem_response(blp, 403, "Not the group's token")

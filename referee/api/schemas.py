@@ -105,10 +105,6 @@ class GameSchema(OpenSchema):
         "description": "The game this one is the rematch of, or null."})
 
 
-class CreatedGameSchema(GameSchema):
-    token = fields.String(required=True, metadata={
-        "description": "Shown once: the Bearer token for every write on this game, and for its table links "
-                       "(POST /games/{game_id}/token replaces it)."})
 
 
 class LoggedMoveSchema(Schema):

@@ -73,7 +73,7 @@ def test_the_rematch_has_the_same_players_and_options_and_the_deal_one_seat_on(c
     ("nines", ["Ann", "Bob", "Cid"], {}, "dealer", "Cid", "Ann"),
     ("nines", ["Ann", "Bob", "Cid"], {"dealer": "Ann"}, "dealer", "Ann", "Bob"),
     ("five-crowns", ["Ann", "Bob", "Cid"], {}, "dealer", "Cid", "Ann"),
-    ("sixty-nine", ["Ann", "Bob", "Cid"], {}, "dealer", None, "Ann"),  # 69 keeps the default unnamed (G-2: Cid)
+    ("sixty-nine", ["Ann", "Bob", "Cid"], {}, "dealer", "Cid", "Ann"),  # options hold the dealer resolved (G-2)
     ("sixty-nine", ["Ann", "Bob", "Cid"], {"dealer": "Bob"}, "dealer", "Bob", "Cid"),
 ])
 def test_every_game_moves_the_deal_one_seat_on(client, name, players, options, option, first, then):

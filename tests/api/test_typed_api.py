@@ -89,7 +89,7 @@ def test_the_generated_client_plays_a_whole_game_of_ninety_nine(generated_client
 
     created = create_game.sync(client=client, body=models.CreateGame.from_dict(
         {"game": "ninety-nine", "players": players, "options": options}))
-    assert isinstance(created, models.CreatedGame), created
+    assert isinstance(created, models.CreatedNinetyNineState), created  # typed, with its token
     # the game's token as the spec's gameToken scheme: the generated client's own way to send it
     client = generated_client.AuthenticatedClient(base_url=live_server, token=created.token)
     typed = {kind: getattr(models, "NinetyNine" + camel(kind)) for kind in ninety_nine.MOVES}
@@ -118,4 +118,4 @@ def test_the_generated_client_creates_a_game_in_a_group_with_the_groups_token(ge
     assert refused.status_code == 401
     holder = generated_client.AuthenticatedClient(base_url=live_server, token=group.token)
     created = create_game.sync(client=holder, body=body)
-    assert isinstance(created, models.CreatedGame) and created.group == group.id
+    assert isinstance(created, models.CreatedNinesState) and created.group == group.id
