@@ -141,6 +141,7 @@ def init_app(app: Flask) -> None:
     api.spec.components.schema("Game", schema=GameSchema)  # what every game's state shares
     for name, schema in declared.components().items():
         api.spec.components.schema(name, schema)
+    api.spec.components.schema("GameEvent", events.EVENT_SCHEMA)  # the data of the event stream
     for blueprint in (games.blp, events.blp, links.blp, judge.blueprint(), rules_info.blp, records.blp, groups.blp):
         api.register_blueprint(blueprint)
     errors.register(app)

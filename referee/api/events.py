@@ -21,11 +21,32 @@ LAST_EVENT_ID = {"in": "header", "name": "Last-Event-ID", "required": False, "sc
                                 "(a browser's EventSource sends the header itself only when it reconnects)."}
 LAST_EVENT_ID_QUERY = {"in": "query", "name": "last_event_id", "required": False,
                        "schema": {"type": "string"}, "description": "Last-Event-ID, for a first connection."}
+# What one event's data holds: OpenAPI 3.0 cannot type a stream's events, so the stream's schema
+# names this component (GameEvent) for a client to read each event's data with.
+EVENT_SCHEMA = {
+    "type": "object", "required": ["version", "etag", "revision", "kind"],
+    "description": "The data of one event of GET /games/{game_id}/events (JSON on its data: line). The event's "
+                   "name (its event: line) is the same as 'kind', and its id: line is 'revision'.",
+    "properties": {
+        "kind": {"type": "string", "enum": ["move", "undo", "sync"],
+                 "description": "'move': a move was applied; 'undo': the last move was voided; 'sync': sent at "
+                                "once on a connection whose Last-Event-ID is behind the game (it missed changes)."},
+        "version": {"type": "integer", "description": "The game's version now (moves in effect)."},
+        "etag": {"type": "string", "description": "The state's entity tag, unquoted (the ETag header quotes it): "
+                                                  "GET the game with If-None-Match to read it once."},
+        "revision": {"type": "integer", "description": "Every write counts: the id of this event, for Last-Event-ID."},
+    },
+    "example": {"kind": "move", "version": 12, "etag": "12", "revision": 12},
+}
 STREAM_DOC = {"200": {"description": "text/event-stream: events 'move', 'undo' and 'sync', each with id = the "
-                                     "game's revision and data = {\"version\", \"etag\", \"revision\", \"kind\"}; "
-                                     "a comment line every 15 s. The stream ends after EVENTS_MAX_SECONDS "
-                                     "(the client reconnects with Last-Event-ID).",
-                      "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
+                                     "game's revision and data a GameEvent (JSON); a comment line every 15 s. "
+                                     "The stream ends after EVENTS_MAX_SECONDS (the client reconnects with "
+                                     "Last-Event-ID).",
+                      "content": {"text/event-stream": {"schema": {
+                          "type": "string", "description": "Server-sent events; each event's data is a GameEvent.",
+                          "x-event-data": {"$ref": "#/components/schemas/GameEvent"},
+                          "example": 'id: 12\nevent: move\ndata: {"version": 12, "etag": "12", "revision": 12, '
+                                     '"kind": "move"}\n\n'}}}}}
 
 
 def _last_event_id() -> int | None:

@@ -7,6 +7,7 @@ import queue
 import threading
 import time
 
+import jsonschema
 import pytest
 import requests
 
@@ -73,6 +74,9 @@ def test_moves_and_undo_arrive_as_events_with_version_etag_and_revision(live_ser
         assert write(live_server, game, "moves", {"type": "play", "player": "Ann", "card": "5H"}).status_code == 201
         event, ident, data = stream.next()
         assert (event, ident, data["etag"]) == ("move", "3", "1-3")
+        # each event's data is what the spec's GameEvent says (issue 34: the stream was undescribed)
+        spec = requests.get(f"{live_server}/openapi.json").json()
+        jsonschema.validate(data, spec["components"]["schemas"]["GameEvent"])
         answer = requests.get(f"{live_server}/api/v1/games/{game['id']}")
         assert answer.headers["ETag"] == f'"{data["etag"]}"'  # the event names the state the API shows
     finally:
