@@ -123,3 +123,15 @@ def test_a_69_table_recording_moves_may_enter_a_round_whole_between_rounds(phone
     expect(page.locator("#round-result-form")).to_be_visible()
     assert page.locator("#deal-form").count() == 0
     assert state(live_server, game)["record"] == "rounds"
+
+
+def test_69_cards_read_with_their_letters_in_the_log_and_the_flip_select(client, api, table_client):
+    """Issue 33: 69's suits are the letters A-F in the pad; the log and the selects printed 5C as 5♣
+    and 6D as 6♦ (the standard suits' symbols). The flip select offers only cards not in sight."""
+    game = api.create("sixty-nine", ["Ann", "Bob", "Cid"])
+    api.move(game, {"type": "deal", "dealer": "Cid", "flip": "5C"})
+    table = table_client(game)
+    log = table.get(f"/g/{game['id']}/log").get_data(as_text=True)
+    assert "5C" in log and "5♣" not in log
+    page = table.get(f"/g/{game['id']}").get_data(as_text=True)
+    assert "♣" not in page and "♦" not in page

@@ -180,6 +180,11 @@ class GameUI:
     def __init__(self, name: str):
         self.name = name
 
+    @staticmethod
+    def show_card(card: Any) -> str:
+        """A card as the log and the pages print it: with its suit symbol (``10H`` -> ``10♥``)."""
+        return pretty(card)
+
     @cached_property
     def engine(self):
         return ENGINES[self.name]
@@ -324,10 +329,10 @@ class GameUI:
         declared = self.engine.MOVES.get(move.get("type")) if isinstance(move.get("type"), str) else None
         if declared is not None:
             try:
-                return say(declared.text(move, pretty))
+                return say(declared.text(move, self.show_card))
             except (KeyError, TypeError, ValueError):  # a refused move may lack what the text reads
                 pass
-        return say(Move("", (), "", ()).text(move, pretty))
+        return say(Move("", (), "", ()).text(move, self.show_card))
 
     # ---- what the live region says
     def announce(self, view: dict, move: Any) -> str:

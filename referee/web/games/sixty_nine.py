@@ -32,6 +32,12 @@ class SixtyNineUI(GameUI):
     card_list = sixty_nine_cards()
     own_forms = frozenset({"deal", "play", "pass", "chance", "pass_chances", "flip", "scramble", "round_result"})
 
+    @staticmethod
+    def show_card(card):
+        """69's codes as they are (6B, WILD): its suits are the letters A-F, never symbols, even the
+        C and D that the standard suits would print as clubs and diamonds."""
+        return str(card)
+
     def facts(self, view):
         return [(_("Round"), view.get("round")), (_("Phase"), phase_text(view.get("phase") or "")),
                 (_("To play"), view.get("to_play")), (_("Dealer"), view.get("dealer")), (_("Deck"), view.get("draw_pile")),
@@ -46,6 +52,8 @@ class SixtyNineUI(GameUI):
                 "chance_sets": [s for s in table if s.get("id") in (chances.get("sets") or [])],
                 "pending_scramble": view.get("pending_scramble"),
                 "pad": self.card_pad(view),
+                # a flip can only turn up a card that is not in sight (S69-1): on the table or captured
+                "flip_cards": [key["code"] for row in self.card_pad(view) for key in row["keys"] if key["offered"]],
                 "round_pad": self.card_pad(view, every=True) if view.get("phase") == "round_over" else None,
                 "arrangement_pad": self.card_pad(view, keep_table=True) if view.get("pending_scramble") else None}
 
