@@ -127,7 +127,7 @@ def start(client, game: str, players: list[str], headers=GERMAN) -> str:
     response = client.post(f"/new/{game}", data={"csrf_token": token, "players": "\n".join(players)},
                            headers=headers)
     assert response.status_code == 302, response.get_data(as_text=True)
-    return re.search(r"/g/([^/]+)/share", response.headers["Location"]).group(1)
+    return re.fullmatch(r"/g/([^/]+)", response.headers["Location"]).group(1)  # it lands on the game
 
 
 def german(html: str, absent: list[str], present: list[str]) -> None:

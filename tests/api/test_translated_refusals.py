@@ -14,13 +14,13 @@ REFUSALS = [
      "10H must be declared as 10 or -10.", "10H muss als 10 oder -10 angesagt werden."),
     ("nines", {"type": "turn", "player": "Ann", "source": "stock", "card": "5H", "position": 0}, "N9-2",
      "Hand 1 has not been dealt yet: Bob records the deal.",
-     "Runde 1 ist noch nicht gegeben: Bob trägt das Geben ein."),
+     "Durchgang 1 ist noch nicht gegeben: Bob trägt das Geben ein."),
     ("five-crowns", {"type": "draw", "player": "Ann", "source": "stock"}, "G-2",
      "Round 1 has not been dealt yet: record the first face-up discard with a deal move.",
-     "Runde 1 ist noch nicht gegeben: die erste offene Abwurfkarte mit einem Zug 'deal' eintragen."),
+     "Runde 1 ist noch nicht gegeben: die erste offene Ablagekarte mit einem Zug 'deal' eintragen."),
     ("xix", {"type": "play", "player": "Bob", "card": 5, "from": "closed"}, "X19-2",
      "It is not Bob's turn: Ann is to lead (the taker of the last trick leads the next).",
-     "Bob ist nicht am Zug: Ann spielt an (wer den letzten Stich genommen hat, spielt den nächsten an)."),
+     "Bob ist nicht am Zug: Ann spielt aus (wer den letzten Stich genommen hat, spielt den nächsten aus)."),
     ("sixty-nine", {"type": "play", "player": "Ann", "set": 1, "cards": ["5B"]}, "G-2",
      "No round is in progress: Bob deals next.", "Keine Runde läuft: Bob gibt als Nächstes."),
 ]
@@ -127,3 +127,18 @@ def test_group_and_import_refusals_speak_german_with_their_params(client):
     english = client.post("/api/v1/games/import", json=record, headers=auth).get_json()
     assert english == {**body, "detail": "Move 1 (seq 1) is refused: 10H must be declared as 10 or -10."}
     assert client.get(f"/api/v1/groups/{group['id']}").get_json()["games"] == 1  # nothing imported into it
+
+
+@pytest.mark.parametrize("game, verdict, body, german", [
+    ("five-crowns", "meld", {"wild": "5", "cards": ["7H", "5S", "9H"]}, "5S"),
+    ("nines", "grid", {"grid": ["5H", "5S", "5D", "2H", "3H", "4H", "KH", "QH", "JK"]}, "Reihe 1"),
+    ("sixty-nine", "set", {"cards": ["6A", "9B", "WILD"]}, "Farbe A"),
+])
+def test_a_verdicts_sentence_is_said_in_the_requests_language(client, game, verdict, body, german):
+    """The verdict's sentence (issue 33) reads in German for a German request, every part of it: the
+    pieces joined into it (a wild card's stand-in, a set's row, a card's reading) included."""
+    english = client.post(f"/api/v1/judge/{game}/{verdict}", json=body).get_json()["says"]
+    said = client.post(f"/api/v1/judge/{game}/{verdict}", json=body, headers={"Accept-Language": "de"}).get_json()
+    assert said["says"] != english and german in said["says"]
+    for word in ("standing in", "row 1", "in suit", " is ", "scores"):
+        assert word not in said["says"], said["says"]
