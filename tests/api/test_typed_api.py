@@ -15,10 +15,9 @@ import pytest
 from openapi_spec_validator import validate
 
 from referee.api.declared import camel
-from referee.rules import ENGINES, ninety_nine
+from referee.rules import ENGINES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))  # the random players' own package
-from players.ninety_nine import random_move  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -80,29 +79,44 @@ def test_the_generated_client_has_a_class_for_every_move(generated_client):
             assert hasattr(models, camel(name) + camel(kind)), f"no class for {name} {kind}"
 
 
-def test_the_generated_client_plays_a_whole_game_of_ninety_nine(generated_client, live_server):
+FAST = {"ninety-nine": {"tokens": 1, "decks": 1}, "nines": {"target": 40}, "sixty-nine": {"target": 25},
+        "five-crowns": {}, "xix": {}}  # short games: each is played to its end
+SEATS = {"xix": ["Ann", "Bob"]}
+
+
+@pytest.mark.parametrize("record", ["moves", "rounds"])
+@pytest.mark.parametrize("name", list(ENGINES))
+def test_the_generated_client_plays_a_whole_game_with_typed_states(generated_client, live_server, name, record):
+    """Issue 34: a client generated from the spec plays a whole game of each of the five in both
+    ways of recording (T-4; the random players also switch between rounds), its token sent by the
+    client's own AuthenticatedClient, every move through the game's typed move class; every answer
+    is the game's typed state with no field the spec does not declare (no additional_properties),
+    and the fields a table reads are typed attributes."""
     models = importlib.import_module("referee_client.models")
     apply_move = importlib.import_module("referee_client.api.games.apply_move")
     create_game = importlib.import_module("referee_client.api.games.create_game")
-    players, options = ["Ann", "Bob", "Cid"], {"tokens": 1, "decks": 1}
-    client = generated_client.Client(base_url=live_server)
-
-    created = create_game.sync(client=client, body=models.CreateGame.from_dict(
-        {"game": "ninety-nine", "players": players, "options": options}))
-    assert isinstance(created, models.CreatedNinetyNineState), created  # typed, with its token
-    # the game's token as the spec's gameToken scheme: the generated client's own way to send it
+    engine, player = ENGINES[name], importlib.import_module(f"players.{ENGINES[name].__name__.rsplit('.', 1)[-1]}")
+    players, options = SEATS.get(name, ["Ann", "Bob", "Cid"]), {**FAST[name], "record": record}
+    prefix = camel(name)
+    created = create_game.sync(client=generated_client.Client(base_url=live_server), body=models.CreateGame.from_dict(
+        {"game": name, "players": players, "options": options}))
+    assert isinstance(created, getattr(models, f"Created{prefix}State")), created
+    assert created.additional_properties == {} and created.record.value == record
     client = generated_client.AuthenticatedClient(base_url=live_server, token=created.token)
-    typed = {kind: getattr(models, "NinetyNine" + camel(kind)) for kind in ninety_nine.MOVES}
+    typed = {kind: getattr(models, prefix + camel(kind)) for kind in engine.MOVES}
 
-    rng, state, last = random.Random(7), ninety_nine.new_game(players, options), None
-    while not state["winners"]:
-        move = random_move(state, ninety_nine.allowed(state), rng)
-        state = ninety_nine.apply(state, move)
+    rng, state, last, moves = random.Random(7), engine.new_game(players, options), created, 0
+    while engine.outcome(state)["status"] != "finished":
+        move = player.random_move(state, engine.allowed(state), rng)
+        state = engine.apply(state, move)
         last = apply_move.sync(game_id=created.id, client=client, body=typed[move["type"]].from_dict(move))
-        assert isinstance(last, models.NinetyNineState), last
-        assert last.allowed.to_dict() == ninety_nine.allowed(state)
-    assert last.outcome.status.value == "finished" and last.winners == state["winners"]
-    assert last.outcome.rule == "N99-6"
+        assert isinstance(last, getattr(models, f"{prefix}State")), last
+        assert last.additional_properties == {}, sorted(last.additional_properties)
+        assert last.round_ == state.get("round", last.round_) and isinstance(last.lower_is_better, bool)
+        moves += 1
+        assert moves < 6000
+    assert last.status.value == "finished" and sorted(last.winners) == sorted(engine.outcome(state)["winners"])
+    assert last.round_label.value == getattr(engine, "ROUND_LABEL", "round")
 
 
 def test_the_generated_client_creates_a_game_in_a_group_with_the_groups_token(generated_client, live_server):
