@@ -6,7 +6,6 @@ from flask.views import MethodView
 
 from referee.api.blueprint import Blueprint
 from referee.api.declared import camel, ref
-from referee.i18n import say
 from referee.rules import ENGINES
 from referee.rules.base import InvalidInput
 from referee.texts import N_
@@ -19,8 +18,7 @@ def _view(judge):
         body = request.get_json()
         if not isinstance(body, dict):
             raise InvalidInput(N_("The request body must be a JSON object."))
-        # the verdict's words (its sentence, its reasons) in the request's language, as a refusal's are
-        return {key: say(value) for key, value in judge.fn(body).items()}
+        return judge.fn(body)  # data, in English as every state is; the Check page says it in its language
 
     return post
 

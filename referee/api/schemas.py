@@ -69,7 +69,17 @@ class AllowedMoveSchema(Schema):
     players = fields.List(fields.String(), required=True, allow_none=True, metadata={
         "description": "Who may make it now; null when the table records it as a whole."})
     choices = fields.Dict(keys=fields.String(), metadata={
-        "description": "The legal values of its fields, where the choice is small."})
+        "description": "The legal values of its fields now, where the choice is small: keyed by the move's own "
+                       "field names only, each the list of the values that field may hold now (null among them "
+                       "where the field may be null or left out).",
+        "example": {"source": ["stock", "discard"], "position": [0, 1, 2, 3, 4, 5, 6, 7, 8, None]}})
+    facts = fields.Dict(keys=fields.String(), metadata={
+        "description": "What else helps to fill the move in and is no field's values, by name: Nines' "
+                       "`face_down` (the grid positions whose card a turn names in `replaced`), 69's `open_sets` "
+                       "(the ids of the complete sets that take a chance: the keys a chance's `sets` may use), "
+                       "XIX's `open_hand` and `face_up` (the strike-row cards face up, by slot), Ninety-nine's "
+                       "`declared` (the values a 10 or an A may be declared as, by rank). Left out when empty.",
+        "example": {"face_down": [1, 4, 7]}})
 
 
 class GameSchema(OpenSchema):
@@ -329,7 +339,17 @@ class ProblemSchema(OpenSchema):
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
     rule = fields.String(metadata={"description": "The ruling id for a rule violation."})
-    legal = fields.Raw(metadata={"description": "What would be allowed instead, where it helps."})
+    legal = fields.Dict(keys=fields.String(), metadata={
+        "description": "What would be allowed instead, where it helps; left out where no field's value can say it "
+                       "(the detail does). Keyed by the names of the refused move's fields (or of the verdict "
+                       "request's, or of the game's options), or `type` for the move types that would be taken "
+                       "instead. Each value says what that field may hold instead: a list of the values allowed; "
+                       "for a number in a range, {\"minimum\": lo, \"maximum\": hi} (either bound may be left "
+                       "out); for a field that maps names to values (a player's points, tokens lost, strikes), an "
+                       "object with those names as keys and one of these forms under each (an entry that is "
+                       "itself an object, such as 69's per-player round, again by its own field names). "
+                       "Example: {\"player\": [\"Ann\"]}; {\"points\": {\"minimum\": -2, \"maximum\": 1000}}.",
+        "example": {"player": ["Ann"]}})
     errors = fields.Dict(metadata={"description": "A malformed body: each field at fault (by its path) and what "
                                                   "is wrong with it."})
     index = fields.Integer(metadata={"description": "An import refused: the move at fault, counted from 0."})

@@ -26,7 +26,10 @@ and may refine the pipeline with these hooks (each has a default here):
 ``refuse_phase(state, kind) -> IllegalMove`` why a move the phase does not accept is refused
 ``refuse_actor(state, kind, player) -> IllegalMove``  why this player may not make it now
 ``choices(state, kind) -> dict | None``     the legal values of its fields where the choice is
-                                             small; None when the move is not possible after all
+                                             small, keyed by the move's own field names, each a
+                                             list; None when the move is not possible after all
+``facts(state, kind) -> dict``              what else a client needs to fill the move in and that
+                                             is no field's values (Nines' face-down positions)
 
 Table moves (T-1, T-2) are declared here once and listed by the engines that take them:
 ``adjust_move(...)`` (a score adjustment, every game) and ``correction_move(...)`` (a finished
@@ -49,13 +52,14 @@ from string import Formatter
 from typing import Any, Callable, TypedDict
 
 from referee.errors import IllegalMove, InvalidInput, RuleError
-from referee.rules.fields import Choice, Field, Flag, Int, Player, Text as TextField, check_type
+from referee.rules.fields import Choice, Field, Flag, Int, Player, Text as TextField, between, check_type
 from referee.texts import N_, Joined, T, Text, joined
 
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "bind", "apply_move", "load_move",
            "implied_actor", "SAYS",
            "allowed_moves", "public_state", "public_move", "next_state", "TABLE_RULINGS", "adjust_move",
-           "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move"]
+           "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move",
+           "between", "moves_instead"]
 
 
 class Outcome(TypedDict):
@@ -203,18 +207,27 @@ def default_refuse_phase(engine, state: dict, kind: str) -> IllegalMove:
     if not accepted:
         return IllegalMove(engine.MOVES[kind].rules[0],
                            T("A '{move}' move is not possible now: the table is at '{phase}', which takes no move.",
-                             move=kind, phase=state.get("phase")), legal=[])
+                             move=kind, phase=state.get("phase")), legal={"type": []})
     return IllegalMove(engine.MOVES[kind].rules[0],
                        T("A '{move}' move is not possible now: the table is at '{phase}', which takes {moves}.",
-                         move=kind, phase=state.get("phase"), moves=", ".join(accepted)), legal=list(accepted))
+                         move=kind, phase=state.get("phase"), moves=", ".join(accepted)),
+                       legal=moves_instead(engine, state, accepted))
 
 
 def default_refuse_actor(engine, state: dict, kind: str, player: str) -> IllegalMove:
-    who = _hook(engine, "actors", default_actors)(state, kind) or []
+    who = list(_hook(engine, "actors", default_actors)(state, kind) or [])
+    legal = {engine.MOVES[kind].actor or "player": who}
     if not who:
-        return IllegalMove("G-1", T("It is nobody's turn, not {player}'s.", player=player), legal=who)
+        return IllegalMove("G-1", T("It is nobody's turn, not {player}'s.", player=player), legal=legal)
     return IllegalMove("G-1", T("It is {to_play}'s turn, not {player}'s.", to_play=or_names(who), player=player),
-                       legal=who)
+                       legal=legal)
+
+
+def moves_instead(engine, state: dict, kinds) -> dict:
+    """``legal`` for a move that is not possible at this point of the game: those of ``kinds``
+    (move types the refusal names) that are allowed now."""
+    now = allowed_moves(engine, state)
+    return {"type": [kind for kind in kinds if kind in now]}
 
 
 def move_kind(engine, move: Any) -> str:
@@ -227,7 +240,7 @@ def move_kind(engine, move: Any) -> str:
     if kind == "correct_round" and kind not in engine.MOVES and "adjust" in engine.MOVES:
         raise IllegalMove("T-1", N_("This game's rounds are scored by the referee move by move, never entered "
                                     "whole, so there is no round result to replace: a score the table disputes "
-                                    "is changed with an adjustment ('adjust', T-2)."), legal=["adjust"])
+                                    "is changed with an adjustment ('adjust', T-2)."), legal={"type": ["adjust"]})
     if kind not in engine.MOVES:
         raise InvalidInput(T("Unknown move type '{move}'. This game knows: {moves}.", move=kind,
                              moves=", ".join(engine.MOVES)))
@@ -299,7 +312,7 @@ def _check_result(engine, spec: Move, kind: str, move: dict, before: Outcome, ne
             detail = T("The game is over ({reason}) and this '{move}' move would change its result: {winners} "
                        "would win instead of {was}. Send change_result true if the table decides so.",
                        reason=before["reason"], move=kind, winners=and_names(after["winners"]), was=was)
-        raise IllegalMove(spec.table_rule, detail, legal={"change_result": True})
+        raise IllegalMove(spec.table_rule, detail, legal={"change_result": [True]})
     if after["status"] != "finished":
         text = T("The table changed the game's result: the game goes on (the winner was {was}).", was=was)
     else:
@@ -309,12 +322,17 @@ def _check_result(engine, spec: Move, kind: str, move: dict, before: Outcome, ne
 
 
 def allowed_moves(engine, state: dict) -> dict:
-    """The moves allowed now: ``{type: {"players": [names] | None, "choices": {field: values}}}``.
-    ``players`` None means the move names no player who must be entitled (the table records it).
-    Once the game is over, only the table's own moves are (T-1, T-2)."""
+    """The moves allowed now: ``{type: {"players": [names] | None, "choices": {field: [values]},
+    "facts": {name: value}}}``. ``players`` None means the move names no player who must be
+    entitled (the table records it). ``choices`` is keyed by the move's own field names only, each
+    with the list of values the field may hold now (where the choice is small); ``facts`` holds
+    what else helps to fill the move in and is no field's values (positions face down, the sets
+    waiting for chances). Either is left out when empty. Once the game is over, only the table's
+    own moves are (T-1, T-2)."""
     over = engine.outcome(state)["status"] == "finished"
     actors = _hook(engine, "actors", default_actors)
     choices = getattr(engine, "choices", None)
+    facts = getattr(engine, "facts", None)
     found = {}
     for kind in (*engine.PHASES.get(state.get("phase"), ()), *([RECORD_MOVE] if RECORD_MOVE in engine.MOVES else [])):
         spec = engine.MOVES[kind]
@@ -329,6 +347,9 @@ def allowed_moves(engine, state: dict) -> dict:
             continue
         if values:
             entry["choices"] = values
+        known = facts(state, kind) if facts and not spec.offer else None
+        if known:
+            entry["facts"] = known
         found[kind] = entry
     return found
 
@@ -620,7 +641,7 @@ def get_choice(obj: dict, key: str, choices, required: bool = True, default: Any
         values = ", ".join(map(str, choices))
         raise InvalidInput(T("Field '{field}' must be one of: {values} ({rule}).", field=key, values=values, rule=rule)
                            if rule else T("Field '{field}' must be one of: {values}.", field=key, values=values),
-                           rule=rule, legal=list(choices))
+                           rule=rule, legal={key: list(choices)})
     return value
 
 
@@ -715,7 +736,7 @@ def check_option(spec: dict, name: str, value: Any) -> None:
     enum = schema.get("enum")
     if enum is not None and not (value in enum and type(value) in {type(v) for v in enum}):
         raise option_refusal(spec, name, T("Option '{option}' must be one of: {values}", option=name,
-                                           values=", ".join(map(str, enum))), legal=list(enum))
+                                           values=", ".join(map(str, enum))), legal={name: list(enum)})
     if kind is not None and (not isinstance(value, kind) or isinstance(value, bool) and kind is not bool):
         raise option_refusal(spec, name, T("Option '{option}' must be {kind}", option=name, kind=words))
     lo, hi = schema.get("minimum"), schema.get("maximum")
@@ -723,7 +744,8 @@ def check_option(spec: dict, name: str, value: Any) -> None:
         raise option_refusal(spec, name, T("Option '{option}' must be from {lo} to {hi}", option=name, lo=lo, hi=hi)
                              if lo is not None and hi is not None else
                              T("Option '{option}' must be at least {lo}", option=name, lo=lo) if lo is not None else
-                             T("Option '{option}' must be at most {hi}", option=name, hi=hi))
+                             T("Option '{option}' must be at most {hi}", option=name, hi=hi),
+                             legal={name: between(lo, hi)})
 
 
 def player_option(options: dict, key: str, players: list[str], rule: str | None = None) -> str | None:
@@ -732,7 +754,8 @@ def player_option(options: dict, key: str, players: list[str], rule: str | None 
         return None
     if value not in players:
         raise InvalidInput(T("Option '{option}' must name a player ({rule}).", option=key, rule=rule) if rule else
-                           T("Option '{option}' must name a player.", option=key), rule=rule, legal=list(players))
+                           T("Option '{option}' must name a player.", option=key), rule=rule,
+                           legal={key: list(players)})
     return value
 
 
@@ -757,20 +780,21 @@ def next_deal(engine, players: list[str], options: dict,
     return [rename(player) for player in players], options
 
 
-def and_names(names: list[str]) -> str:
-    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cy`` (in the reader's language)."""
-    names = [str(n) for n in names]
+def and_names(names: list[Any]) -> Any:
+    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cy`` (in the reader's language; marked texts among
+    the items stay marked, so they are translated too)."""
+    names = list(names)
     if len(names) < 2:
-        return "".join(names)
-    return T("{names} and {last}", names=", ".join(names[:-1]), last=names[-1])
+        return names[0] if names else ""
+    return T("{names} and {last}", names=joined(names[:-1], ", "), last=names[-1])
 
 
-def or_names(names: list[str]) -> str:
+def or_names(names: list[Any]) -> Any:
     """``Ann``, ``Ann or Bob`` (in the reader's language)."""
-    names = [str(n) for n in names]
+    names = list(names)
     if len(names) < 2:
-        return "".join(names)
-    return T("{names} or {last}", names=", ".join(names[:-1]), last=names[-1])
+        return names[0] if names else ""
+    return T("{names} or {last}", names=joined(names[:-1], ", "), last=names[-1])
 
 
 def ranked(totals: dict[str, int], lowest_wins: bool) -> list[str]:

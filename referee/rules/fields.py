@@ -29,6 +29,12 @@ def check_type(key: str, value: Any, kinds: type | tuple) -> Any:
     return value
 
 
+def between(lo: Any = None, hi: Any = None) -> dict:
+    """What a refusal's ``legal`` says of a number that may lie in a range: ``{"minimum": lo,
+    "maximum": hi}`` (JSON Schema's words), a bound that does not apply left out."""
+    return {key: value for key, value in (("minimum", lo), ("maximum", hi)) if value is not None}
+
+
 def nullable(schema: dict) -> dict:
     """``schema`` (a JSON Schema of OpenAPI 3.0) that also takes null: with an ``enum``, null is one of
     its values too, or a client generated from the spec refuses it."""
@@ -101,7 +107,7 @@ class Int(Field):
         check_type(self.name, value, int)
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
             raise InvalidInput(T("Field '{field}' must be between {lo} and {hi}.", field=self.name, lo=self.lo,
-                                 hi=self.hi))
+                                 hi=self.hi), legal={self.name: between(self.lo, self.hi)})
         return value
 
     def value_schema(self):
@@ -122,7 +128,7 @@ class Choice(Field):
         check_type(self.name, value, tuple({type(c) for c in self.choices}))
         if value not in self.choices:
             raise InvalidInput(T("Field '{field}' must be one of: {values}.", field=self.name,
-                                 values=", ".join(map(str, self.choices))))
+                                 values=", ".join(map(str, self.choices))), legal={self.name: list(self.choices)})
         return value
 
     def value_schema(self):

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 from typing import Any
 
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
     SAYS, TABLE_RULINGS, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
-    correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, player_option,
-    record_move, record_option, replace_round, resolve_options, round_index,
+    between, correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
+    player_option, record_move, record_option, replace_round, resolve_options, round_index,
 )
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Choice, Int, Player, Shaped
@@ -187,7 +188,7 @@ def new_game(players: list[str], options: dict | None = None) -> dict:
     if decks < least:
         raise InvalidInput(T("{n} players need at least {least} decks (N9-1): the table may choose more, never "
                              "fewer.", n=len(players), least=least), rule="N9-1",
-                           legal={"decks": list(range(least, 21))})
+                           legal={"decks": between(least, OPTIONS["decks"]["schema"].get("maximum"))})
     target = opts["target"]
     dealer = player_option(opts, "dealer", players, rule="G-2") or players[-1]  # G-2
     hands = opts["hands"]
@@ -270,7 +271,7 @@ def _deal(state: dict, move: dict) -> None:
     missing = [p for p in state["players"] if p not in revealed]
     if missing:
         raise IllegalMove("N9-2", T("Every player turns three cards face up at the deal; missing: {players}.",
-                                    players=", ".join(missing)), legal=missing)
+                                    players=", ".join(missing)))
     n = len(state["players"])
     state.update({
         "phase": "play",
@@ -295,13 +296,13 @@ def _turn(state: dict, move: dict) -> None:
             # N9-8, N9-1: the stock was remade from the discard pile, so the table has seen every card in it.
             if card not in known:
                 raise IllegalMove("N9-1", T("The stock was remade from the discard pile and holds no {card}.",
-                                            card=card), legal=sorted(set(known)))
+                                            card=card), legal={"card": sorted(set(known))})
             known.remove(card)
         state["stock"] -= 1
     else:
         if card != pile[-1]:
             raise IllegalMove("N9-3", T("Only the top card of the discard pile can be taken: {card}.", card=pile[-1]),
-                              legal=[pile[-1]])
+                              legal={"card": [pile[-1]]})
         pile.pop()
     # N9-3: put it face up in place of a card, which is discarded (and revealed), or discard it.
     if position is None:
@@ -327,7 +328,7 @@ def _replaced_card(grid: list, position: int, replaced: str | None) -> str:
         return replaced
     if replaced is not None and replaced != known:
         raise IllegalMove("N9-3", T("Position {position} holds {card} face up, not {replaced}.", position=position,
-                                    card=known, replaced=replaced), legal=[known])
+                                    card=known, replaced=replaced), legal={"replaced": [known]})
     return known
 
 
@@ -337,7 +338,7 @@ def _remake_stock(state: dict) -> None:
     pile = state["discard_pile"]
     if len(pile) <= 1:
         raise IllegalMove("N9-8", N_("The stock is empty and the discard pile holds only its top card: "
-                                     "take the discard."), legal=["discard"])
+                                     "take the discard."), legal={"source": ["discard"]})
     state["stock"] = len(pile) - 1
     state["stock_cards"] = pile[:-1]
     del pile[:-1]  # in place: the turn holds this list
@@ -373,11 +374,11 @@ def _reveal_all(state: dict, move: dict) -> None:
     missing = [p for p in pending if p not in grids]
     if missing:
         raise IllegalMove("N9-4", T("Every grid still to reveal is needed; missing: {players}.",
-                                    players=", ".join(missing)), legal=pending)
+                                    players=", ".join(missing)))
     extra = [p for p in grids if p not in pending]
     if extra:
         raise IllegalMove("N9-4", T("{players}: no grid to reveal (done, or already face up).",
-                                    players=", ".join(extra)), legal=pending)
+                                    players=", ".join(extra)))
     for player in pending:
         _reveal_grid(state, player, grids[player])
 
@@ -433,14 +434,14 @@ def _whole_points(state: dict, points: dict) -> dict:
     missing = [p for p in state["players"] if p not in points]
     if missing:
         raise IllegalMove("N9-2", T("Every player's points are needed; missing: {players}.",
-                                    players=", ".join(missing)), legal=missing)
+                                    players=", ".join(missing)))
     joker, decks = state["options"].get("joker_points", JOKER_POINTS), state["options"]["decks"]
     lowest = min(CELLS, 2 * decks) * joker
     for name in state["players"]:
         if not lowest <= points[name] <= MAX_HAND_POINTS:
             raise IllegalMove("N9-6", T("{player}'s {points} points cannot be a grid's score: a hand scores from "
                                         "{lo} to {hi} (N9-6).", player=name, points=points[name], lo=lowest,
-                                        hi=MAX_HAND_POINTS), legal={"points": [lowest, MAX_HAND_POINTS]})
+                                        hi=MAX_HAND_POINTS), legal={"points": {name: between(lowest, MAX_HAND_POINTS)}})
     jokers = sum(-(points[name] // -joker) for name in state["players"] if points[name] < 0)
     if jokers > 2 * decks:
         raise IllegalMove("N9-1", T("Scores this far below zero need {n} Jokers, and {decks} decks hold {most}.",
@@ -452,8 +453,7 @@ def _whole_hand(state: dict, grids: dict) -> dict:
     """Every player's final grid of a hand entered whole (N9-2), within the decks (N9-1)."""
     missing = [p for p in state["players"] if p not in grids]
     if missing:
-        raise IllegalMove("N9-2", T("Every player's grid is needed; missing: {players}.", players=", ".join(missing)),
-                          legal=missing)
+        raise IllegalMove("N9-2", T("Every player's grid is needed; missing: {players}.", players=", ".join(missing)))
     seen = [c for grid in grids.values() for c in grid]
     check_copies(seen, _copies(state["options"]["decks"]), rule="N9-1")
     return {p: grids[p] for p in state["players"]}
@@ -639,7 +639,7 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
         return IllegalMove("N9-4", T("{player} is done: first every other player turns all their cards face up "
                                      "(still to reveal: {players}).", player=state["done"],
                                      players=", ".join(state["reveals_pending"])),
-                           legal=list(state["reveals_pending"]))
+                           legal=moves_instead(sys.modules[__name__], state, ("reveal", "reveal_all")))
     if kind == "deal":
         return IllegalMove("N9-2", T("Hand {hand} has already been dealt.", hand=state["hand"]))
     if kind in ("reveal", "reveal_all"):
@@ -652,33 +652,38 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
     if kind == "reveal":
         detail = (T("{player} is done: their grid is face up.", player=player) if player == state["done"] else
                   T("{player} has already revealed: their grid is face up.", player=player))
-        return IllegalMove("N9-4", detail, legal=list(state["reveals_pending"]))
-    to_play = [state["to_play"]]
+        return IllegalMove("N9-4", detail, legal={"player": list(state["reveals_pending"])})
+    legal = {"player": [state["to_play"]]}
     if state["phase"] == "final":
         if player == state["done"]:
             return IllegalMove("N9-4", T("{player} is done and has no more turns this hand.", player=player),
-                               legal=to_play)
+                               legal=legal)
         if player not in state["final_order"]:
             return IllegalMove("N9-4", T("{player} has had their last turn of this hand.", player=player),
-                               legal=to_play)
+                               legal=legal)
         return IllegalMove("N9-4", T("Final turns go from {done}'s left: it is {to_play}'s turn.", done=state["done"],
-                                     to_play=state["to_play"]), legal=to_play)
+                                     to_play=state["to_play"]), legal=legal)
     if state.get("turns", 0) == 0:
         return IllegalMove("N9-8", T("The player to {dealer}'s left plays first: {to_play}.", dealer=state["dealer"],
-                                     to_play=state["to_play"]), legal=to_play)
-    return IllegalMove("G-1", T("It is {to_play}'s turn (play passes left).", to_play=state["to_play"]), legal=to_play)
+                                     to_play=state["to_play"]), legal=legal)
+    return IllegalMove("G-1", T("It is {to_play}'s turn (play passes left).", to_play=state["to_play"]), legal=legal)
 
 
 def choices(state: dict, kind: str) -> dict:
     """N9-3: a turn takes the top of a pile (the stock only while it holds cards) and puts the card
-    at any grid position, or discards it (null); ``face_down`` are the positions whose card the
-    move must name in ``replaced``."""
+    at any grid position, or discards it (null)."""
+    if kind != "turn":
+        return {}
+    sources = (["stock"] if state["stock"] or len(state["discard_pile"]) > 1 else []) + ["discard"]
+    return {"source": sources, "position": [*range(CELLS), None]}
+
+
+def facts(state: dict, kind: str) -> dict:
+    """N9-3: a turn's ``face_down`` positions, whose card the move must name in ``replaced``."""
     if kind != "turn":
         return {}
     grid = state["grids"][state["to_play"]]
-    sources = (["stock"] if state["stock"] or len(state["discard_pile"]) > 1 else []) + ["discard"]
-    return {"source": sources, "position": [*range(CELLS), None],
-            "face_down": [i for i, card in enumerate(grid) if card is None]}
+    return {"face_down": [i for i, card in enumerate(grid) if card is None]}
 
 
 def _says_turn(move: dict, show=str) -> str:

@@ -6,14 +6,15 @@ checked as far as tokens tell, T-4). A round entered whole may be entered again 
 T-1); one refereed card by card may not: its tokens follow from the cards (``adjust``, T-2)."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from referee.cards import parse_standard, rank_of
 from referee.rules.base import (
     SAYS, ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind,
-    check_keys, check_players, correction_move, finished, get_field, get_int, in_deck, in_progress, player_option, record_move,
-    record_option, replace_round, resolve_options, round_index,
+    between, check_keys, check_players, correction_move, finished, get_field, get_int, in_deck, in_progress,
+    moves_instead, player_option, record_move, record_option, replace_round, resolve_options, round_index,
 )
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
@@ -103,7 +104,7 @@ def card_value(card: str, value: int | None) -> int | None:
     # Only a whole number declares (10.0 == 10 and True == 1 in Python, but they are not numbers here).
     if type(value) is not int or value not in choices:
         raise IllegalMove("N99-3", T("{card} must be declared as {a} or {b}.", card=card, a=choices[0], b=choices[1]),
-                          legal=list(choices))
+                          legal={"value": list(choices)})
     return value
 
 
@@ -461,14 +462,14 @@ def _check_round(players: list[str], start: dict[str, int], entered: dict[str, i
         if tokens < 0:
             raise IllegalMove("N99-5", T("{player} cannot have lost {tokens} tokens: a round only takes tokens, it "
                                          "never gives any back.", player=name, tokens=tokens),
-                              legal={"lost": {name: [0, start[name]]}})
+                              legal={"lost": {name: between(0, start[name])}})
         if tokens and name not in seated:
             raise IllegalMove("N99-6", T("{player} was already out of the game: they lost nothing in this round.",
-                                         player=name), legal={"lost": {name: [0, 0]}})
+                                         player=name), legal={"lost": {name: [0]}})
         if tokens > start[name]:
             raise IllegalMove("N99-6", T("{player} held {tokens} when the round began: a round takes no more than "
                                          "that (a player is out at 0).", player=name, tokens=_tokens(start[name])),
-                              legal={"lost": {name: [0, start[name]]}})
+                              legal={"lost": {name: between(0, start[name])}})
         lost[name] = tokens
     if ended_by not in seated:
         raise IllegalMove("N99-6", T("{player} was already out of the game and cannot have ended the round.",
@@ -485,12 +486,12 @@ def _check_round(players: list[str], start: dict[str, int], entered: dict[str, i
             raise IllegalMove("N99-5", T("{player} reached 99 and won the round, which costs them nothing: they are "
                                          "still in the game, so they cannot have lost all {tokens}.", player=ended_by,
                                          tokens=_tokens(start[ended_by])),
-                              legal={"lost": {ended_by: [0, start[ended_by] - 1]}})
+                              legal={"lost": {ended_by: between(0, start[ended_by] - 1)}})
         if short:
             raise IllegalMove("N99-5", T("{player} reached 99: every other player still in lost two tokens then (or "
                                          "their last one), so {names} cannot have lost so few.", player=ended_by,
                                          names=and_names(short)),
-                              legal={"lost": {p: [_least(start, p, 2), start[p]] for p in short}})
+                              legal={"lost": {p: between(_least(start, p, 2), start[p]) for p in short}})
     elif ending in ("passed_99", "no_card"):
         rule, least = ("N99-5", 2) if ending == "passed_99" else ("N99-7", 3)
         if lost[ended_by] < _least(start, ended_by, least):
@@ -499,7 +500,7 @@ def _check_round(players: list[str], start: dict[str, int], entered: dict[str, i
                               if ending == "passed_99" else
                               T("{player} had no card on their turn, which costs three tokens: they lost at least "
                                 "{tokens}.", player=ended_by, tokens=_tokens(_least(start, ended_by, least))),
-                              legal={"lost": {ended_by: [_least(start, ended_by, least), start[ended_by]]}})
+                              legal={"lost": {ended_by: between(_least(start, ended_by, least), start[ended_by])}})
         if not others_left:
             raise IllegalMove("N99-6", T("Everyone but {player} was out before {player}'s last turn: the game had "
                                          "ended there, {player} the last player in.", player=ended_by))
@@ -537,7 +538,7 @@ def _round_result(state: dict, move: dict) -> None:
     why = _inside_round(state)
     if why is not None:
         raise IllegalMove("T-4", T("A round is entered whole only before its first card: {why}", why=why),
-                          legal={"type": ["play", "missed_draw"]})
+                          legal=moves_instead(sys.modules[__name__], state, ("play", "missed_draw")))
     start = dict(state["tokens"])
     lost = _check_round(state["players"], start, move["lost"], move["ended_by"], move.get("ending"))
     entry = _whole_entry(state["round"], state["starter"], start, lost, move)
@@ -721,17 +722,25 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
         return IllegalMove("N99-6", T("{player} is out of the game.", player=player))
     if kind == "play":
         return IllegalMove("N99-2", T("It is {to_play}'s turn, not {player}'s.", to_play=state["to_play"], player=player),
-                           legal=state["to_play"])
+                           legal={"player": [state["to_play"]] if state["to_play"] else []})
     return IllegalMove("N99-7", _may_miss_draw(state, player))
 
 
 def choices(state: dict, kind: str) -> dict | None:
-    """N99-3: the values a 10 or an A may be declared as (every other card has a fixed value); who
-    may have ended a round entered whole, before any card of it is played (T-4)."""
+    """N99-3: the values a card may be declared as (a 10 or an A only; null for every other card,
+    whose value is fixed); who may have ended a round entered whole, before any card of it is
+    played (T-4)."""
     if kind == "play":
-        return {"value": {rank: list(values) for rank, values in DECLARED.items()}}
+        return {"value": [value for values in DECLARED.values() for value in values] + [None]}
     if kind == "round_result":
         return None if _inside_round(state) else {"ended_by": _active(state)}
+    return {}
+
+
+def facts(state: dict, kind: str) -> dict:
+    """N99-3: which values go with which card (``declared``: by rank, a 10 or an A)."""
+    if kind == "play":
+        return {"declared": {rank: list(values) for rank, values in DECLARED.items()}}
     return {}
 
 
@@ -744,7 +753,7 @@ def _adjust(state: dict, player: str, points: int) -> int:
                                    "back.", player=player), legal={"player": _active(state)})
     if held + points < 0:
         raise IllegalMove("T-2", T("{player} holds {tokens}: an adjustment can take at most that many.",
-                                   player=player, tokens=_tokens(held)), legal={"points": [-held, ADJUST_LIMIT]})
+                                   player=player, tokens=_tokens(held)), legal={"points": between(-held, ADJUST_LIMIT)})
     if held + points == 0 and _active(state) == [player]:
         raise IllegalMove("T-2", T("{player} is the last player in: taking their last token would leave nobody in "
                                    "the game (N99-6).", player=player))

@@ -22,14 +22,15 @@ that may be true. Only such an exchange can be corrected whole (T-1).
 """
 from __future__ import annotations
 
+import sys
 from copy import deepcopy
 from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
-    correction_move, finished, get_field, in_deck, in_progress, player_option, record_move, record_option,
-    replace_round, resolve_options, round_index,
+    ADJUST_LIMIT, RECORD_MOVE, SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, between, bind,
+    check_keys, check_players, correction_move, finished, get_field, in_deck, in_progress, moves_instead,
+    player_option, record_move, record_option, replace_round, resolve_options, round_index,
 )
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
@@ -198,7 +199,7 @@ def _version_2(state: dict) -> bool:
 def _check_source(state: dict, source: str) -> None:
     if source == "open" and _version_2(state):
         raise IllegalMove("X19-8", N_("Version 2.0 has one hand and no open hand: a card comes from the hand "
-                                      "('from': 'closed')."), legal=["closed"])
+                                      "('from': 'closed')."), legal={"from": ["closed"]})
 
 
 def _other(state: dict, name: str) -> str:
@@ -247,7 +248,7 @@ def _take_from_hand(state: dict, name: str, card: int, source: str) -> None:
             hand.remove(card)
         elif known:
             raise IllegalMove("X19-7", T("{card} is not in {player}'s open hand.", card=card, player=name),
-                              legal={"open": list(hand)})
+                              legal={"card": list(hand)})
         else:
             where = _known_location(state, card)
             if where:
@@ -436,7 +437,8 @@ def _adjust(state: dict, player: str, points: int) -> int:
     held = state["points"][player]
     if held + points < 0:
         raise IllegalMove("T-2", T("{player} has {points} points: an adjustment can take at most that many.",
-                                   player=player, points=held), legal={"points": [-held]})
+                                   player=player, points=held),
+                          legal={"points": between(-held, ADJUST_LIMIT)})
     state["points"][player] += points
     _settle(state)
     return state["points"][player]
@@ -478,7 +480,7 @@ def _draft(state: dict, move: dict) -> None:
     pool = state["exchange_cards"]
     if move["card"] not in pool:
         raise IllegalMove("X19-6", T("{card} is not among the cards left to draft.", card=move["card"]),
-                          legal=sorted(pool))
+                          legal={"card": sorted(pool)})
     pool.remove(move["card"])
     if _version_2(state):                         # X19-8: one hand; the table saw the pick
         _grow_closed(state, move["player"], 1)
@@ -561,7 +563,7 @@ def _whole_exchange(state: dict, strikes: dict, abandoned: str | None) -> dict:
     missing = [n for n in names if n not in strikes]
     if missing:
         raise IllegalMove("X19-4", T("Both players' strikes are needed: the stakes count the strikes received by "
-                                     "both; missing: {players}.", players=", ".join(missing)), legal=missing)
+                                     "both; missing: {players}.", players=", ".join(missing)))
     if abandoned is not None and _version_2(state):
         raise IllegalMove("X19-8", N_("Version 2.0 has no abandon: an exchange ends at a player's third strike, so "
                                       "leave 'abandoned' out."))
@@ -569,7 +571,8 @@ def _whole_exchange(state: dict, strikes: dict, abandoned: str | None) -> dict:
         if not 0 <= strikes[name] <= STRIKES_OUT:
             raise IllegalMove(rule, T("{player} cannot have received {n} strikes: a player receives 0 to {most} in "
                                       "an exchange, the third ending it.", player=name, n=strikes[name],
-                                      most=STRIKES_OUT), legal={"strikes": [0, STRIKES_OUT]})
+                                      most=STRIKES_OUT),
+                              legal={"strikes": {name: between(0, STRIKES_OUT)}})
     out = [n for n in names if strikes[n] == STRIKES_OUT]
     if len(out) > 1:
         raise IllegalMove(rule, N_("Both players cannot have received a third strike: the first third strike ends "
@@ -578,7 +581,7 @@ def _whole_exchange(state: dict, strikes: dict, abandoned: str | None) -> dict:
     if _version_2(state):
         if not out:
             raise IllegalMove("X19-8", N_("In version 2.0 an exchange ends only at a player's third strike: one "
-                                          "player has 3 strikes."), legal={"strikes": [STRIKES_OUT]})
+                                          "player has 3 strikes."))
         loser = out[0]
     elif out:
         loser = out[0]
@@ -588,7 +591,8 @@ def _whole_exchange(state: dict, strikes: dict, abandoned: str | None) -> dict:
                               legal={"abandoned": [loser]})
     elif not struck:
         raise IllegalMove("X19-3", N_("An exchange ends when a player who has just received a strike abandons: "
-                                      "at least one strike was received."), legal={"strikes": [1, STRIKES_OUT]})
+                                      "at least one strike was received."),
+                          legal={"strikes": {abandoned: between(1, STRIKES_OUT)}} if abandoned in names else None)
     elif abandoned is None:
         raise IllegalMove("X19-3", N_("Nobody received a third strike, so someone abandoned: say who "
                                       "('abandoned')."), legal={"abandoned": struck})
@@ -608,7 +612,7 @@ def _exchange_result(state: dict, move: dict) -> None:
     why = _inside_exchange(state)
     if why is not None:
         raise IllegalMove("T-4", T("An exchange is entered whole between exchanges, never inside one: {why}",
-                                   why=why), legal={"type": ["play", "decide"]})
+                                   why=why), legal=moves_instead(sys.modules[__name__], state, ("play", "decide")))
     result = _whole_exchange(state, move["strikes"], move.get("abandoned"))
     state["strikes"] = result["strikes"]
     _end_exchange(state, result["winner"], result["how"], entered=result["entered"])
@@ -623,7 +627,8 @@ def _correct_exchange(state: dict, move: dict) -> None:
     if old.get("recorded") != "rounds":
         raise IllegalMove("T-1", T("Exchange {n} was refereed move by move: its result follows from its tricks, "
                                    "so there is no entry to replace; a score the table disputes is changed with an "
-                                   "adjustment ('adjust', T-2).", n=old["round"]), legal=["adjust"])
+                                   "adjustment ('adjust', T-2).", n=old["round"]),
+                          legal={"type": ["adjust"], "round": (_correctable(state) or {}).get("round", [])})
     result = _whole_exchange(state, move["strikes"], move.get("abandoned"))
     entry = {**_exchange_entry(state, old["round"], result["winner"], result["how"], result["strikes"], []),
              **result["entered"]}
@@ -763,7 +768,7 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
         return IllegalMove("X19-8", N_("Version 2.0 has no raise or abandon: a third strike ends the exchange."))
     return IllegalMove(rule, T("A '{move}' move is not possible now. {now}", move=kind,
                                now=T(now, player=state["to_play"])),
-                       legal={"phase": state["phase"], "to_play": state["to_play"]})
+                       legal=moves_instead(sys.modules[__name__], state, PHASES[state["phase"]]))
 
 
 def _refuse_whole(state: dict) -> IllegalMove:
@@ -773,9 +778,10 @@ def _refuse_whole(state: dict) -> IllegalMove:
         return IllegalMove("X19-6", T("Exchange {n} is over, but its cards are being redistributed: record the draft "
                                       "and the trade first, or switch to recording by exchanges ('switch_record'), "
                                       "which skips them.", n=state["exchange"]),
-                           legal={"phase": state["phase"], "to_play": state["to_play"]})
+                           legal=moves_instead(sys.modules[__name__], state, (state["phase"], RECORD_MOVE)))
     return IllegalMove("T-4", T("An exchange is entered whole between exchanges, never inside one: {why}",
-                                why=_inside_exchange(state)), legal={"type": ["play", "decide"]})
+                                why=_inside_exchange(state)),
+                       legal=moves_instead(sys.modules[__name__], state, ("play", "decide")))
 
 
 def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
@@ -789,7 +795,8 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
                              player=to_play)),
         "trade": ("X19-6", T("only the loser of the exchange, {player}, trades.", player=to_play)),
     }[kind]
-    return IllegalMove(rule, T("It is not {player}'s turn: {why}", player=player, why=why), legal={"to_play": to_play})
+    return IllegalMove(rule, T("It is not {player}'s turn: {why}", player=player, why=why),
+                       legal={"player": [to_play]})
 
 
 def _sources(state: dict) -> list[str]:
@@ -806,7 +813,7 @@ def choices(state: dict, kind: str) -> dict:
     """The hands a card can come from (X19-7), the answers to a strike (X19-3), the cards left to
     draft and the strike-row slots a trade can use (X19-6)."""
     if kind == "play":
-        return {"from": _sources(state), "open": list(state["open_hands"][state["to_play"]])}
+        return {"from": _sources(state)}
     if kind == "decide":
         return {"choice": ["raise", "abandon"]}
     if kind == "draft":
@@ -815,8 +822,19 @@ def choices(state: dict, kind: str) -> dict:
         if _inside_exchange(state) is not None:
             return None
         return {} if _version_2(state) else {"abandoned": list(state["players"])}
-    return {"from": _sources(state), "slot": list(range(ROW_SIZE)),
-            "face_up": {str(i): slot["card"] for i, slot in enumerate(state["strike_row"]) if slot["face"] == "up"}}
+    return {"from": _sources(state), "slot": list(range(ROW_SIZE))}
+
+
+def facts(state: dict, kind: str) -> dict:
+    """What a play or a trade is made from besides its fields' values: the cards of the open hand
+    (``open_hand``: a card played or traded 'from': 'open' is one of them, X19-7) and, for a trade,
+    the strike-row cards face up (``face_up``: slot, as a string, to card; X19-6)."""
+    if kind not in ("play", "trade"):
+        return {}
+    known = {"open_hand": list(state["open_hands"][state["to_play"]])}
+    if kind == "trade":
+        known["face_up"] = {str(i): slot["card"] for i, slot in enumerate(state["strike_row"]) if slot["face"] == "up"}
+    return known
 
 
 def _says_trade(move: dict, show) -> str:

@@ -259,7 +259,8 @@ def test_the_table_as_it_was_after_any_move(client, api, game):
 
 def test_rules_describe_moves_options_and_rulings(client):
     body = client.get("/api/v1/rules/ninety-nine").get_json()
-    assert set(body["moves"]) == {"play", "missed_draw", "adjust"}  # adjust: T-2
+    assert set(body["moves"]) == {"play", "missed_draw", "round_result", "correct_round", "switch_record",
+                                  "adjust"}  # the table's own: T-1, T-2, T-4
     assert body["options"]["tokens"]["default"] == 9
     assert {f"N99-{i}" for i in range(1, 9)} <= set(body["rulings"])
     assert body["judges"]["play"]["path"] == "/api/v1/judge/ninety-nine/play"

@@ -96,7 +96,7 @@ def test_a_finished_game_changes_its_result_only_when_the_table_says_so(api):
     assert done["status"] == "finished" and done["winners"] == ["Ann"]
     assert set(done["allowed"]) == {"adjust", "correct_round"}
     body = api.refused(game, fc_fix(1, "Bob", Ann=200, Cid=20), "T-1")
-    assert body["legal"] == {"change_result": True}
+    assert body["legal"] == {"change_result": [True]}
     api.refused(game, adjust("Ann", 150), "T-2")
     kept = api.move(game, adjust("Ann", 5, "slow play"))
     assert kept["winners"] == ["Ann"] and kept["standings"]["Ann"] == 5

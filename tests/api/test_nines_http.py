@@ -89,7 +89,7 @@ def test_illegal_moves_over_http(api):
     api.refused(game, turn("Ann", "stock", "7D", 1), "N9-3")  # position 1 was face down: 'replaced' needed
     api.refused(game, turn("Ann", "stock", "7D", None, "9D"), "N9-3")  # a discard replaces nothing
     body = api.refused(game, turn("Ann", "discard", "7D", None), "N9-3")  # not the discard top
-    assert body["legal"] == ["5H"]
+    assert body["legal"] == {"card": ["5H"]}
     api.refused(game, turn("Ann", "stock", "7D", 0, "9D"), "N9-3")  # position 0 shows 2H
     api.refused(game, turn("Ann", "stock", "AS", 1, "AS"), "N9-1")  # a third AS
     api.refused(game, {"type": "reveal", "player": "Bob", "grid": BOB_GRID}, "N9-4")  # nobody is done

@@ -273,7 +273,7 @@ def test_a_whole_game_recorded_by_rounds_over_http(api):
     # a correction that would change who won needs the table's say-so (T-1, T-3)
     fix = {"type": "correct_round", "round": 3, "reason": "Ann's 30 were Bob's", "emptied": CAT,
            "players": {ANN: {"points": 0}, BOB: {"points": 40}, CAT: {"points": 0}}}
-    assert api.refused(game, fix, "T-1")["legal"] == {"change_result": True}
+    assert api.refused(game, fix, "T-1")["legal"] == {"change_result": [True]}
     body = api.move(game, {**fix, "change_result": True})
     assert body["status"] == "finished" and body["winners"] == [BOB] and body["standings"] == {ANN: 40, BOB: 71, CAT: 9}
     assert body["rounds"][2]["corrections"][0]["replaced"]["scores"][ANN] == 30

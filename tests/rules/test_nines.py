@@ -92,7 +92,7 @@ def test_table_may_choose_more_decks_but_not_fewer():
     for players, decks, least in ((4, 2, 3), (7, 3, 4), (13, 5, 6)):
         with pytest.raises(InvalidInput) as caught:
             nines.new_game([f"p{i}" for i in range(players)], {"decks": decks})
-        assert caught.value.rule == "N9-1" and caught.value.legal["decks"][0] == least
+        assert caught.value.rule == "N9-1" and caught.value.legal == {"decks": {"minimum": least, "maximum": 20}}
         assert view(nines.new_game([f"p{i}" for i in range(players)], {"decks": least}))["decks"] == least
     for bad in (True, "2", 0, 1, 21):
         with pytest.raises(InvalidInput) as caught:
@@ -181,7 +181,7 @@ def test_deal_needs_every_player():
     deal = copy.deepcopy(DEAL3)
     del deal["revealed"]["Cy"]
     err = refused(nines.new_game(P3, None), deal, rule="N9-2")
-    assert err.legal == ["Cy"]
+    assert err.legal is None and "missing: Cy" in err.detail  # no field's value says it: the detail does
 
 
 def test_hand_is_dealt_only_once():
@@ -258,12 +258,12 @@ def test_drawn_card_may_be_discarded_from_either_pile():
 def test_only_the_discard_top_can_be_taken():
     state = play(dealt(), turn("Ann", "stock", "8C"))
     err = refused(state, turn("Bob", "discard", "5H", 0, "4H"), rule="N9-3")
-    assert err.legal == ["8C"]
+    assert err.legal == {"card": ["8C"]}
 
 
 def test_replaced_must_match_a_face_up_card():
     err = refused(dealt(), turn("Ann", "stock", "7D", 0, "9D"), rule="N9-3")
-    assert err.legal == ["2H"]
+    assert err.legal == {"replaced": ["2H"]}
 
 
 def test_face_down_replacement_needs_the_replaced_card_n9_3():
@@ -282,7 +282,7 @@ def test_turn_before_the_deal():
 
 def test_first_turn_n9_8_then_play_passes_left_g_1():
     err = refused(dealt(), turn("Bob", "stock", "7D"), rule="N9-8")  # the dealer's left plays first
-    assert err.legal == ["Ann"]
+    assert err.legal == {"player": ["Ann"]}
     state = play(dealt(), turn("Ann", "stock", "7D"))
     refused(state, turn("Cy", "stock", "8C"), rule="G-1")  # Bob is to Ann's left
     state = play(state, turn("Bob", "stock", "7C"), turn("Cy", "stock", "8D"))
@@ -308,7 +308,6 @@ def test_turn_card_accounting_n9_1():
     {"type": "turn", "player": "Ann", "source": "stock", "card": "7D", "position": 1, "replaced": 5},
     {"type": "turn", "player": "Ann", "source": "stock", "position": None},
     {"type": "turn", "player": "Zed", "source": "stock", "card": "7D", "position": None},
-    {"type": "turn", "source": "stock", "card": "7D", "position": None},
     {"type": "turn", "player": "Ann", "source": "stock", "card": "7D", "position": None, "why": "x"},
     {"type": "draw", "player": "Ann"},
     {"player": "Ann"},
@@ -316,6 +315,12 @@ def test_turn_card_accounting_n9_1():
 ])
 def test_malformed_turn_is_invalid_input(move):
     refused(dealt(), move, exc=InvalidInput)
+
+
+def test_a_turn_that_names_no_player_is_the_player_to_plays_G1():
+    """Left out, the player is the one whose turn it is (a queued move, a tap): no longer malformed."""
+    state = nines.apply(dealt(), {"type": "turn", "source": "stock", "card": "7D", "position": None})
+    assert state["discard_pile"][-1] == "7D" and state["to_play"] != dealt()["to_play"]
 
 
 def test_apply_never_mutates_its_input():
@@ -376,7 +381,7 @@ def test_remade_stock_counts_as_seen_n9_1_n9_8():
     # The remade stock holds only the old pile: a card that never reached the pile cannot be drawn from it.
     assert "QC" in face_down and "QC" not in draws
     err = refused(state, turn("Bob", "stock", "QC"), rule="N9-1")
-    assert "5S" in err.legal and "QC" not in err.legal
+    assert "5S" in err.legal["card"] and "QC" not in err.legal["card"]
     # Each card of the remade stock can be drawn as often as it lies there.
     state = play(state, turn("Bob", "stock", "5S"), turn("Ann", "stock", "5S", 3, "QC"))
     refused(state, turn("Bob", "stock", "5S"), rule="N9-1")
@@ -409,7 +414,7 @@ def test_n9_4_every_other_grid_turned_up_in_one_entry():
     assert together == one_by_one
     assert view(together)["phase"] == "final" and view(together)["to_play"] == "Bob"
     err = refused(state, {"type": "reveal_all", "grids": {"Bob": BOB_GRID}}, rule="N9-4")
-    assert err.legal == ["Bob", "Cy"]
+    assert err.legal is None and "missing: Cy" in err.detail
     refused(state, {"type": "reveal_all", "grids": {"Bob": BOB_GRID, "Cy": CY_GRID, "Ann": ANN_FINAL}},
             rule="N9-4")
     bad = list(BOB_GRID)
@@ -426,7 +431,7 @@ def test_not_done_while_a_card_is_face_down():
 def test_reveals_come_before_final_turns():
     state = play_until_ann_done(dealt())
     err = refused(state, turn("Bob", "stock", "7D"), rule="N9-4")
-    assert err.legal == ["Bob", "Cy"]
+    assert err.legal == {"type": ["reveal", "reveal_all"]} and "Bob, Cy" in err.detail
     refused(state, {"type": "reveal", "player": "Ann", "grid": ANN_FINAL}, rule="N9-4")  # done already
     bad = list(BOB_GRID)
     bad[1] = "QS"  # position 1 is face up as QH
@@ -576,7 +581,7 @@ def test_mixed_suits_same_rank_is_a_set_and_ranks_must_match():
 def test_judge_shape_breakdown_and_nested_grid():
     rows = [["t♠", "10h", "10D"], ["2c", "3c", "4c"], ["5c", "6c", "8c"]]
     result = score(rows)
-    assert set(result) == {"points", "sets", "card_points", "breakdown"}
+    assert set(result) == {"points", "sets", "card_points", "breakdown", "says"}
     assert result["sets"] == [{"cells": [0, 1, 2], "rank": "10"}]
     assert sum(item["points"] for item in result["breakdown"]) == result["points"]
     assert all(set(item) == {"rule", "points", "detail"} for item in result["breakdown"])
@@ -717,7 +722,7 @@ def test_hand_result_only_before_the_deal():
 def test_hand_result_needs_every_grid_and_respects_the_decks():
     state = nines.new_game(P3, None)
     err = refused(state, hand_result({"Ann": GRID_LOW, "Bob": GRID_20}), rule="N9-2")
-    assert err.legal == ["Cy"]
+    assert err.legal is None and "missing: Cy" in err.detail
     refused(state, hand_result({"Ann": GRID_LOW, "Bob": GRID_20, "Cy": GRID_20}), rule="N9-1")
 
 

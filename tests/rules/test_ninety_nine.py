@@ -197,7 +197,7 @@ def test_tokens_never_go_below_zero():
 
 def test_wrong_player_is_refused():
     error = refused(n99.new_game(ABC), {"type": "play", "player": "Bob", "card": "5H"}, "N99-2")
-    assert error.legal == "Ann"
+    assert error.legal == {"player": ["Ann"]}
 
 
 def test_first_player_option_and_round_rotation_skips_the_eliminated():
@@ -358,7 +358,7 @@ def test_judge_refuses_bad_requests(body):
 def test_judge_refuses_a_missing_value_with_the_ruling():
     with pytest.raises(IllegalMove) as caught:
         n99.judge_play({"total": 5, "card": "AH"})
-    assert caught.value.rule == "N99-3" and caught.value.legal == [1, 11]
+    assert caught.value.rule == "N99-3" and caught.value.legal == {"value": [1, 11]}
 
 
 # ---------------------------------------------------------------- properties

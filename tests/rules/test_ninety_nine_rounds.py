@@ -229,7 +229,7 @@ def test_correcting_the_last_round_brings_back_a_player_it_put_out_and_restarts_
     refused(state, fix(1, {"Bob": 2, "Cid": 2, "Dee": 1}, "Ann", "reached_99"), "N99-5")  # Dee held two
     refused(state, fix(1, {"Bob": 2, "Cid": 2}, "Ann", "passed_99"), "N99-5")              # over 99 costs two
     error = refused(state, fix(1, {"Ann": 2, "Cid": 2}, "Ann", "passed_99"), "T-1")        # the game goes on
-    assert error.legal == {"change_result": True}
+    assert error.legal == {"change_result": [True]}
     on = n99.apply(state, fix(1, {"Ann": 2, "Cid": 2}, "Ann", "passed_99", change_result=True))
     assert on["out"] == ["Cid", "Ann"] and on["winners"] == [] and on["phase"] == "play"
     assert on["round"] == 2 and on["to_play"] == "Bob" and on["hand_sizes"] == {"Ann": 0, "Bob": 3, "Cid": 0,

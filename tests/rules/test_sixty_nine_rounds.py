@@ -100,8 +100,9 @@ def test_captured_sets_and_cards_in_hand_score_as_S69_11_scores_them():
     assert entry["totals"] == state["totals"] == {ANN: 20, BOB: 1, CAT: 0}
     for name, (sets, hand) in {ANN: ([RUN_56789_0, SPECIALS], 0), BOB: ([FIVES], 2), CAT: ([], 4)}.items():
         # the same scorer as the score verdict, with its breakdown
+        verdict = g.judge_score({"captured": sets, "hand": hand})
         assert {"points": entry["scores"][name], "breakdown": entry["breakdown"][name]} == \
-            g.judge_score({"captured": sets, "hand": hand})
+            {"points": verdict["points"], "breakdown": verdict["breakdown"]}
         assert sum(item["points"] for item in entry["breakdown"][name]) == entry["scores"][name]
         assert {item["rule"] for item in entry["breakdown"][name]} == {"S69-11"}
     assert "a round score below zero counts as zero" in [item["detail"] for item in entry["breakdown"][CAT]]
@@ -179,7 +180,7 @@ def test_a_round_entry_of_more_cards_than_the_deck_holds_is_refused_S69_1():
 def test_every_player_must_be_given_and_each_in_one_form_S69_11():
     state = by_rounds()
     error = refused(state, result(ANN, Ann={"points": 3}, Bob={"points": 0}), "S69-11")
-    assert error.legal == [CAT]
+    assert error.legal is None and f"missing: {CAT}" in error.detail
     # cards left in hand are not guessed, but the hand that emptied holds none (S69-10)
     refused(state, result(ANN, Ann={"points": 0}, Bob={"captured": [FIVES]}, Cat={"points": 0}), "S69-11",
             InvalidInput)
@@ -289,7 +290,7 @@ def test_a_round_refereed_move_by_move_is_adjusted_not_corrected_T1():
     state = ended_by_moves(dealt(g.new_game(P3)))
     assert "correct_round" not in g.allowed(state)
     error = refused(state, fix(1, points(ANN)), "T-1")
-    assert "adjust" in error.detail and error.legal == {"round": []}
+    assert "adjust" in error.detail and error.legal == {"type": ["adjust"], "round": []}
     state = run(state, points(BOB, Bob=6))
     assert g.allowed(state)["correct_round"]["choices"] == {"round": [2]}
     refused(state, fix(1, points(ANN)), "T-1")
@@ -304,7 +305,7 @@ def test_a_correction_between_rounds_may_end_the_game_and_after_the_end_needs_ch
     assert over["round"] == 2 and g.outcome(over)["reason"] == "Ann reached 69 points at the end of round 2."
     # after the end: a change of the result needs the table's say-so
     error = refused(over, fix(1, points(ANN, Ann=60)), "T-1")
-    assert error.legal == {"change_result": True}
+    assert error.legal == {"change_result": [True]}
     on = run(over, fix(1, points(ANN, Ann=60), change_result=True))
     assert g.outcome(on)["status"] == "in_progress" and on["round"] == 3
     assert on["dealer"] == on["to_play"] == CAT and on["phase"] == "round_over"   # left of Bob, who emptied

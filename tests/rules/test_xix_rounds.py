@@ -148,15 +148,15 @@ def test_x19_3_x19_4_every_possible_count_in_version_1(ann, bob, abandoned, winn
 
 
 @pytest.mark.parametrize("move, rule, legal", [
-    (result(0, 0, ANN), "X19-3", {"strikes": [1, 3]}),            # an exchange ends after a strike
-    (result(0, 0), "X19-3", {"strikes": [1, 3]}),
-    (result(4, 0, ANN), "X19-3", {"strikes": [0, 3]}),            # the third strike ends it
-    (result(-1, 1, BOB), "X19-3", {"strikes": [0, 3]}),
+    (result(0, 0, ANN), "X19-3", {"strikes": {ANN: {"minimum": 1, "maximum": 3}}}),  # a strike, then abandon
+    (result(0, 0), "X19-3", None),                                # the detail says it: no one field's value
+    (result(4, 0, ANN), "X19-3", {"strikes": {ANN: {"minimum": 0, "maximum": 3}}}),  # the third strike ends it
+    (result(-1, 1, BOB), "X19-3", {"strikes": {ANN: {"minimum": 0, "maximum": 3}}}),
     (result(3, 3), "X19-3", None),                                # one third strike ends it
     (result(1, 2), "X19-3", {"abandoned": PLAYERS}),              # nobody at 3: who abandoned?
     (result(0, 2, ANN), "X19-3", {"abandoned": [BOB]}),           # Ann received no strike
     (result(3, 1, BOB), "X19-3", {"abandoned": [ANN]}),           # Ann at 3 had to abandon
-    ({"type": "exchange_result", "strikes": {ANN: 1}, "abandoned": ANN}, "X19-4", [BOB]),
+    ({"type": "exchange_result", "strikes": {ANN: 1}, "abandoned": ANN}, "X19-4", None),  # detail: missing: Bob
 ])
 def test_x19_3_x19_4_impossible_counts_are_refused_and_change_nothing(move, rule, legal):
     state = by_rounds()
@@ -310,7 +310,8 @@ def test_x19_7_after_a_whole_exchange_only_a_card_known_to_be_elsewhere_is_refus
     assert v["hands_known"] is False and v["record"] == "moves"
     assert v["hand_sizes"] == {ANN: None, BOB: None} and v["open_hands"] == {ANN: [], BOB: []}
     assert v["strike_row"] == [{"face": None, "card": None}] * 5 and v["unseen"] == list(range(1, 19))
-    assert xix.allowed(state)["play"]["choices"] == {"from": ["closed", "open"], "open": []}
+    assert xix.allowed(state)["play"]["choices"] == {"from": ["closed", "open"]}
+    assert xix.allowed(state)["play"]["facts"] == {"open_hand": []}
     state = xix.apply(state, play(BOB, 12, "open"))              # may be true: the draft went unseen
     refused(state, play(ANN, 12, "open"), "X19-7")                # 12 is on the table
     refused(state, play(ANN, 12, "closed"), "X19-7")
@@ -350,7 +351,7 @@ def test_t1_only_exchanges_entered_whole_are_offered_and_corrected():
     state = one_trick_abandoned()
     assert "correct_round" not in xix.allowed(state)
     error = refused(state, fix(1, 0, 1, BOB), "T-1")
-    assert error.legal == ["adjust"] and "adjust" in error.detail
+    assert error.legal == {"type": ["adjust"], "round": []} and "adjust" in error.detail
     state = run(state, switch("rounds"), result(1, 0, ANN), result(0, 2, BOB))
     assert xix.allowed(state)["correct_round"] == {"players": None, "choices": {"round": [2, 3]}}
     refused(state, fix(1, 0, 1, BOB), "T-1")
@@ -430,7 +431,7 @@ def test_t1_t3_a_correction_that_changes_the_winner_needs_the_tables_say_so():
     state = run(by_rounds(), result(2, 3, BOB), result(2, 3, BOB), result(1, 2, BOB))
     assert view(state)["winners"] == [BOB] and view(state)["end"]["reason"] == "exactly 19 awarded"   # 19-0
     error = refused(state, fix(3, 3, 2), "T-1")                   # Bob 8: 16-8, the game would go on
-    assert error.legal == {"change_result": True} and "would go on" in error.detail
+    assert error.legal == {"change_result": [True]} and "would go on" in error.detail
     flipped = fix(3, 2, 2, BOB, reason="four strikes, not three")  # Ann 5: 21-0, Ann wins instead
     error = refused(state, flipped, "T-1")
     assert "Ann would win instead of Bob" in error.detail

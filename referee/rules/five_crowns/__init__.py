@@ -17,13 +17,14 @@ that ties again is shared.
 from __future__ import annotations
 
 import copy
+import sys
 from collections import Counter
 
 from referee.cards import JOKER, parse_five_crowns, rank_of
 from referee.rules.base import (
     SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind, check_keys, check_players,
-    correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, player_option,
-    record_move, record_option, replace_round, resolve_options, round_index,
+    correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
+    player_option, record_move, record_option, replace_round, resolve_options, round_index,
 )
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Cards, Choice, Player, Shaped
@@ -175,7 +176,7 @@ def _draw(state: dict, move: dict):
             if len(pile) <= 1:
                 raise IllegalMove("FC-7", N_("The draw pile is empty and the discard pile holds "
                                              "only its top card: draw the discard."),
-                                  legal={"source": "discard"})
+                                  legal={"source": ["discard"]})
             # FC-7: the discard pile but its top card is shuffled into a new draw pile.
             state["stock"] = len(pile) - 1
             state["discard_pile"] = [pile[-1]]
@@ -217,8 +218,7 @@ def _going_out_hand(state: dict, move: dict) -> tuple[list[list[str]], str]:
     if discard is None or not can_meld_all(rest, wild):
         best = best_lay_down(rest, wild)
         raise IllegalMove("FC-4", T("{cards} cannot go out: the best lay-down leaves {leftover} out of books and "
-                                    "runs.", cards=" ".join(cards), leftover=" ".join(best.leftover)),
-                          legal={"leftover": best.leftover, "melds": best.melds})
+                                    "runs.", cards=" ".join(cards), leftover=" ".join(best.leftover)))
     return best_lay_down(rest, wild).melds, discard
 
 
@@ -617,8 +617,7 @@ def _settle(state: dict, rule: str):
         if play_off and not set(tied) <= set(scored["scores"]):
             raise IllegalMove(rule, T("With this change {tied} tie for the lowest total after round 11, but the "
                                       "play-off round was played among {seated} only (FC-5): it cannot decide.",
-                                      tied=and_names(tied), seated=and_names(list(scored["scores"]))),
-                              legal={"tied": tied})
+                                      tied=and_names(tied), seated=and_names(list(scored["scores"]))))
         state["play_off"] = True
         _finish_game(state, {name: scored["scores"][name] for name in tied} if play_off
                      else {name: state["totals"][name] for name in tied})
@@ -735,7 +734,7 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
                            T("{player} has drawn already: the turn goes on with a discard.", player=player))
     if phase in ("draw", "final_draw"):
         return IllegalMove("FC-4", T("{player} must draw first (from the stock or the discard pile).", player=player),
-                           legal={"type": "draw"})
+                           legal=moves_instead(sys.modules[__name__], state, ("draw",)))
     if kind == "discard":
         return IllegalMove("FC-4", T("{gone} has gone out: this is {player}'s final turn; record it with final_turn "
                                      "(melds, leftover and the discard, or the cards alone).", gone=gone,
@@ -750,7 +749,7 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
     if player not in state["in_round"]:
         return IllegalMove("FC-5", T("{player} does not play the tie-break round.", player=player))
     return IllegalMove("G-1", T("It is {to_play}'s turn, not {player}'s.", to_play=state["to_play"], player=player),
-                       legal=[state["to_play"]])
+                       legal={"player": [state["to_play"]]})
 
 
 def choices(state: dict, kind: str) -> dict:

@@ -7,11 +7,13 @@ this module is the engine interface and the dispute verdicts.
 """
 from __future__ import annotations
 
+import sys
+
 from referee import cards as card_codes
 from referee.rules import base
-from referee.rules.base import (TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind,
-                                correction_move, finished, in_progress, record_move, record_option, replace_round,
-                                round_index)
+from referee.rules.base import (ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move,
+                                between, bind, correction_move, finished, in_progress, moves_instead, record_move,
+                                record_option, replace_round, round_index)
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Cards, Player, Shaped
 from referee.rules.vocabulary import shown
@@ -177,7 +179,7 @@ def _adjust(state: dict, player: str, points: int) -> int:
     if held + points < 0:
         raise IllegalMove("T-2", T("{player} has {points} points, and a total never goes below 0 (S69-11): an "
                                    "adjustment can take at most that many.", player=player, points=held),
-                          legal={"points": [-held]})
+                          legal={"points": between(-held, ADJUST_LIMIT)})
     state["totals"][player] += points
     _judge_totals(state)
     return state["totals"][player]
@@ -253,8 +255,7 @@ def _whole_results(state: dict, emptied: str, forms: dict) -> dict:
     missing = [p for p in state["players"] if p not in forms]
     if missing:
         raise IllegalMove("S69-11", T("Every player's round is needed (their points, or their captured sets and "
-                                      "the cards left in hand); missing: {players}.", players=", ".join(missing)),
-                          legal=missing)
+                                      "the cards left in hand); missing: {players}.", players=", ".join(missing)))
     results, seen, counted = {}, [], 0
     for name in state["players"]:
         form = forms[name]
@@ -263,7 +264,8 @@ def _whole_results(state: dict, emptied: str, forms: dict) -> dict:
             if not 0 <= points <= MOST_POINTS:
                 raise IllegalMove("S69-11", T("{player}'s {points} points cannot be a round's score: a round scores "
                                               "from 0 (never below) to at most {most}.", player=name, points=points,
-                                              most=MOST_POINTS), legal={"points": [0, MOST_POINTS]})
+                                              most=MOST_POINTS),
+                                  legal={"players": {name: {"points": between(0, MOST_POINTS)}}})
             results[name] = {"points": points, "entered": dict(form), "in_hand": None,
                              "breakdown": [{"rule": "T-4", "points": points, "detail": N_("Entered as points.")}]}
             continue
@@ -275,10 +277,12 @@ def _whole_results(state: dict, emptied: str, forms: dict) -> dict:
         if not 0 <= in_hand <= game.HAND_SIZE:
             raise IllegalMove("S69-8", T("{player} cannot hold {n} cards at the end of a round: a hand is dealt ten "
                                          "and only ever loses cards (plays, and pulls when the deck is empty).",
-                                         player=name, n=in_hand), legal={"hand": [0, game.HAND_SIZE]})
+                                         player=name, n=in_hand),
+                              legal={"players": {name: {"hand": between(0, game.HAND_SIZE)}}})
         if name == emptied and in_hand:
             raise IllegalMove("S69-10", T("{player}'s hand emptied and ended the round: it holds no cards, not {n}.",
-                                          player=name, n=in_hand), legal={"hand": [0]})
+                                          player=name, n=in_hand),
+                              legal={"players": {name: {"hand": [0, []]}}})
         check_captured(form["captured"])
         seen += [c for cards in form["captured"] for c in cards] + (hand if isinstance(hand, list) else [])
         counted += sum(map(len, form["captured"])) + in_hand
@@ -306,7 +310,8 @@ def _correct_round(state: dict, move: dict) -> None:
     if old.get("recorded") != "rounds":
         raise IllegalMove("T-1", T("Round {round} was refereed move by move, not entered whole: there is no entry to "
                                    "replace. The table changes a score it disputes with an adjustment ('adjust', "
-                                   "T-2).", round=old["round"]), legal={"round": _whole_rounds(state)})
+                                   "T-2).", round=old["round"]),
+                          legal={"type": ["adjust"], "round": _whole_rounds(state)})
     emptied = move["emptied"]
     results = _whole_results(state, emptied, move["players"])
     entry = {"round": old["round"], "scores": {p: r["points"] for p, r in results.items()},
@@ -376,13 +381,13 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
         # T-4: a round begun move by move ends move by move; only a round not dealt yet is entered whole.
         return IllegalMove("T-4", T("Round {round} has been dealt and is recorded move by move: finish it so. A round "
                                     "is entered whole between rounds, instead of its deal.", round=state["round"]),
-                           legal=list(PHASES.get(phase, ())))
+                           legal=moves_instead(sys.modules[__name__], state, PHASES.get(phase, ())))
     if phase == "scramble":
         # S69-9: while a Scramble is pending, the player who put it there acts next and no one else;
         # every other move (a play, a pass, a chance, a flip, a deal) waits.
         return IllegalMove("S69-9", T("{player} put a Scramble on the table and first uses it or declines it (a "
                                       "'scramble' move); no other move is possible until then.", player=to_play),
-                           legal=["scramble"])
+                           legal=moves_instead(sys.modules[__name__], state, ("scramble",)))
     if kind == "deal":
         return IllegalMove("S69-10", N_("A round is in progress: the next deal comes when it ends."))
     if kind in ("chance", "pass_chances"):
@@ -391,13 +396,14 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
         return IllegalMove("S69-7", N_("No flip is due: a capturer flips right after capturing."))
     if phase == "round_over":
         return IllegalMove(_deal_rule(state), T("No round is in progress: {player} deals next.", player=to_play),
-                           legal=["deal"])
+                           legal=moves_instead(sys.modules[__name__], state, ("deal",)))
     if phase == "chances":
         return IllegalMove("S69-4", T("Chances are being taken: it is {player}'s chance to add cards to the "
-                                      "complete set(s).", player=to_play), legal=["chance"])
+                                      "complete set(s).", player=to_play),
+                           legal=moves_instead(sys.modules[__name__], state, ("chance",)))
     if phase == "flip":
         return IllegalMove("S69-7", T("{player} captured a set and must flip a card first.", player=to_play),
-                           legal=["flip"])
+                           legal=moves_instead(sys.modules[__name__], state, ("flip",)))
     return IllegalMove("S69-7", T("A '{move}' move is not possible now: it is {player}'s turn.", move=kind,
                                   player=to_play))
 
@@ -406,26 +412,33 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
     to_play = state["to_play"]
     if kind == "deal":
         return IllegalMove(_deal_rule(state), T("{dealer} deals this round, not {player}.", dealer=state["dealer"],
-                                                player=player), legal={"dealer": state["dealer"]})
+                                                player=player), legal={"dealer": [state["dealer"]]})
     if kind == "chance":
         return IllegalMove("S69-4", T("It is {to_play}'s chance, not {player}'s.", to_play=to_play, player=player))
     if kind == "flip":
         return IllegalMove("S69-7", T("{to_play} captured and flips, not {player}.", to_play=to_play, player=player))
     if state["phase"] == "scramble":
         return IllegalMove("S69-9", T("{to_play} put the Scramble there and acts next: they rearrange the table or "
-                                      "decline, not {player}.", to_play=to_play, player=player), legal=[to_play])
+                                      "decline, not {player}.", to_play=to_play, player=player),
+                           legal={"player": [to_play]})
     return IllegalMove("S69-7", T("It is {to_play}'s turn, not {player}'s.", to_play=to_play, player=player))
 
 
 def choices(state: dict, kind: str) -> dict:
-    """The sets a play can go into (S69-3), the complete sets that take a chance (S69-4), and who
-    may have emptied their hand in a round entered whole (S69-12)."""
+    """The sets a play can go into (S69-3), and who may have emptied their hand in a round entered
+    whole (S69-12)."""
     if kind == "play":
         return {"set": [s["id"] for s in state["table"]]}
-    if kind == "chance":
-        return {"sets": [s["id"] for s in game.open_sets(state)]}
     if kind == "round_result":
         return {"emptied": list(state["players"])}
+    return {}
+
+
+def facts(state: dict, kind: str) -> dict:
+    """The complete sets that take a chance now (S69-4), by id (``open_sets``): the keys a chance's
+    ``sets`` may use, or the one set its ``cards`` go into when only one is open."""
+    if kind == "chance":
+        return {"open_sets": [s["id"] for s in game.open_sets(state)]}
     return {}
 
 
@@ -562,8 +575,8 @@ def judge_set(body: dict) -> dict:
         return {"legal": False, "complete": False, "reading": None, "reason": reason, "rule": "S69-2",
                 "says": T("No: {cards} is not a legal set (S69-2): {reason}", cards=shown, reason=reason)}
     complete = len(cards) >= COMPLETE_AT
-    read = ", ".join(T("{card} as {value} in suit {suit}", card=r["card"], value=r["value"], suit=r["suit"])
-                     for r in reading)
+    read = joined([T("{card} as {value} in suit {suit}", card=r["card"], value=r["value"], suit=r["suit"])
+                   for r in reading], ", ")
     says = (T("Yes: {cards} is a legal set ({reading}) and complete: three cards or more (S69-2, S69-4).",
               cards=shown, reading=read) if complete else
             T("Yes: {cards} is a legal set ({reading}), not complete yet: it needs three cards (S69-2, S69-4).",

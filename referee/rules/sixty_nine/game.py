@@ -141,12 +141,12 @@ def play(state: dict, move: dict) -> None:
     if set_id is None:
         raise IllegalMove("S69-3", N_("A play goes into a set already on the table (name it in 'set'): "
                                       "a play never starts a new set, only flips do."),
-                          legal=[s["id"] for s in state["table"]])
+                          legal={"set": [s["id"] for s in state["table"]]})
     target = find_set(state, set_id)
     if target is None:
         raise IllegalMove("S69-3", T("There is no set {set} on the table; a play goes into a set already there "
                                      "(new sets only come from flips).", set=set_id),
-                          legal=[s["id"] for s in state["table"]])
+                          legal={"set": [s["id"] for s in state["table"]]})
     check_copies(cards, public_cards(state))
     grown = target["cards"] + cards
     reading, reason = read_set(grown)
@@ -382,8 +382,8 @@ def resolve_targets(state: dict, additions) -> list[tuple[dict, list[str]]]:
     waiting = open_sets(state)
     if additions and additions[0][0] is None:
         if additions[0][1] and len(waiting) != 1:
-            raise IllegalMove("S69-9", N_("Several sets are complete: say which with 'sets'."),
-                              legal=[s["id"] for s in waiting])
+            # the ids of the sets waiting are the keys 'sets' may use: no field's values (allowed: open_sets)
+            raise IllegalMove("S69-9", N_("Several sets are complete: say which with 'sets'."))
         return [(waiting[0], additions[0][1])] if additions[0][1] else []  # [] declines
     resolved = []
     for set_id, cards in additions:
@@ -391,7 +391,7 @@ def resolve_targets(state: dict, additions) -> list[tuple[dict, list[str]]]:
         if target is None or not target["complete"]:
             raise IllegalMove("S69-9" if target else "S69-4",
                               T("Set {set} is not a complete set waiting for chances; only those take cards now.",
-                                set=set_id), legal=[s["id"] for s in waiting])
+                                set=set_id))
         if cards:
             resolved.append((target, cards))
     resolved.sort(key=lambda pair: state["table"].index(pair[0]))

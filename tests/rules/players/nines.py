@@ -74,7 +74,7 @@ def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
     else:
         card = _unseen_card(state, seen, rng)
     # Mostly fill a face-down position, so that hands end.
-    face_down = choices["face_down"]
+    face_down = turn["facts"]["face_down"]
     position = rng.choice(face_down) if face_down and rng.random() < 0.7 else rng.choice(choices["position"])
     move = {"type": "turn", "player": player, "source": source, "card": card, "position": position}
     if position in face_down:

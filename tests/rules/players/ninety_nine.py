@@ -60,7 +60,7 @@ def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
     copies = state["options"]["decks"]
     card = rng.choice([c for c in DECK if state["pile"].count(c) < copies])
     move = {"type": "play", "player": rng.choice(play["players"]), "card": card}
-    values = play.get("choices", {}).get("value", {}).get(rank_of(card))
+    values = play.get("facts", {}).get("declared", {}).get(rank_of(card))
     if values:
         move["value"] = rng.choice(values)
     return move

@@ -58,7 +58,7 @@ def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
         return {"type": "pass_chances"}
     if kind == "chance":
         sets = {}
-        for set_id in entry["choices"]["sets"]:
+        for set_id in entry["facts"]["open_sets"]:
             card = _fitting(game.find_set(state, set_id), fresh)
             if card and rng.random() < 0.3 and state["hand_sizes"][player] > len(sets):
                 sets[str(set_id)] = [card]
