@@ -7,10 +7,11 @@ T-1); one refereed card by card may not: its tokens follow from the cards (``adj
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.cards import parse_standard, rank_of
+from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_of
 from referee.rules.base import (
     SAYS, ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind,
     between, check_keys, check_players, correction_move, finished, get_field, get_int, in_deck, in_progress,
@@ -68,6 +69,7 @@ LIMITS = (33, 66)
 _card = in_deck(parse_standard, "N99-1")  # G-3: a card outside the deck cites the deck's ruling
 DECLARED = {"10": (10, -10), "A": (1, 11)}  # N99-3: the values a 10 and an A may be declared as
 TARGET = 99
+DECK = tuple(rank + suit for suit in STANDARD_SUITS for rank in STANDARD_RANKS)  # N99-1: one standard deck
 
 
 # ---------------------------------------------------------------- the effect of one card
@@ -727,11 +729,14 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
 
 
 def choices(state: dict, kind: str) -> dict | None:
-    """N99-3: the values a card may be declared as (a 10 or an A only; null for every other card,
-    whose value is fixed); who may have ended a round entered whole, before any card of it is
+    """The cards that can still be played (N99-8: not every copy on the pile); N99-3: the values a
+    card may be declared as (a 10 or an A only; null for every other card, whose value is fixed);
+    who may have ended a round entered whole, before any card of it is
     played (T-4)."""
-    if kind == "play":
-        return {"value": [value for values in DECLARED.values() for value in values] + [None]}
+    if kind == "play":  # a card with a copy not yet on the pile since the last shuffle (N99-8)
+        on_pile, copies = Counter(state["pile"]), state["options"]["decks"]
+        return {"card": [card for card in DECK if on_pile[card] < copies],
+                "value": [value for values in DECLARED.values() for value in values] + [None]}
     if kind == "round_result":
         return None if _inside_round(state) else {"ended_by": _active(state)}
     return {}

@@ -74,8 +74,12 @@ def test_start_play_refuse_undo_and_look_back(phone):
     play(page, "K", "S")
     assert page.locator("#total").inner_text() == "17"
 
-    # a card whose every copy is on the pile: the engine refuses it, with its ruling
-    play(page, "7", "H")
+    # a card whose every copy is on the pile: its key is off (the pad offers what can still be
+    # played); typed as JSON anyway, the engine refuses it, with its ruling
+    assert card_key(page, "7", "H").is_disabled()
+    page.locator("#more > summary").click()
+    page.locator("#more textarea[name=json]").fill('{"type": "play", "card": "7H"}')
+    page.get_by_role("button", name="Send the move").click()
     refused = page.locator("#refused")
     assert "N99-8" in refused.inner_text()
     assert "already on the pile" in refused.inner_text()
@@ -327,3 +331,16 @@ def test_a_whole_game_entered_round_by_round_through_the_page_t4(phone, live_ser
     state = requests.get(f"{live_server}/api/v1/games/{game['id']}", timeout=5).json()
     assert state["winners"] == ["Ann"] and [r["recorded"] for r in state["rounds"]] == ["rounds"] * 3
     phone.screenshot("ninety-nine-rounds")
+
+
+def test_the_card_pad_offers_only_cards_that_can_still_be_played(client, api, table_client):
+    """Issue 33: a pad offers only cards that can still be there. With one deck, a card on the pile
+    since the last shuffle has no copy left (N99-8): its key is disabled, a 10's both keys too."""
+    game = api.create("ninety-nine", ["Ann", "Bob"], {"decks": 1})
+    api.move(game, {"type": "play", "player": "Ann", "card": "7H"})
+    api.move(game, {"type": "play", "player": "Bob", "card": "10S", "value": 10})
+    html = table_client(game).get(f"/g/{game['id']}").get_data(as_text=True)
+    for code in ("7H", "10S:10", "10S:-10"):
+        assert re.search(rf'<button [^>]*value="{re.escape(code)}"[^>]*disabled', html), code
+    assert not re.search(r'<button [^>]*value="7S"[^>]*disabled', html)
+    assert "7H" not in api.state(game)["allowed"]["play"]["choices"]["card"]

@@ -118,17 +118,20 @@ def test_events_breakdowns_and_forms_link_their_rulings(client, api, table_clien
 @pytest.mark.browser
 def test_a_refusal_leads_to_its_ruling(phone, live_server):
     created, page = table_phone(phone, live_server, "ninety-nine", ["Ann", "Bob"])
-    page.locator("#play-form button[name=card][value='7H']").click()
-    page.wait_for_load_state()
-    page.locator("#play-form button[name=card][value='7H']").click()  # one deck holds one 7H (N99-8)
+    # a round entered whole in which Bob lost more tokens than he holds (N99-6)
+    page.locator("#more > summary").click()
+    page.locator("#switch-record-form button[type=submit]").click()
+    page.locator("#round-result-form input[name='lost-1']").fill("12")
+    page.locator("#round-result-form input[name=ended_by][value=Ann] + span").click()
+    page.locator("#round-result-form button[type=submit]").click()
     link = page.locator("#refused a.rule")
-    expect(link).to_have_text("Ruling N99-8")
+    expect(link).to_have_text("Ruling N99-6")
     link.click()
-    page.wait_for_url(f"{live_server}/rules/ninety-nine#N99-8")
-    assert page.evaluate("location.hash") == "#N99-8"
-    target = page.locator("#N99-8")
+    page.wait_for_url(f"{live_server}/rules/ninety-nine#N99-6")
+    assert page.evaluate("location.hash") == "#N99-6"
+    target = page.locator("#N99-6")
     expect(target).to_be_visible()
     expect(target).to_be_in_viewport()
-    assert page.evaluate("document.querySelector(':target').id") == "N99-8"
+    assert page.evaluate("document.querySelector(':target').id") == "N99-6"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     phone.screenshot("rules-page")

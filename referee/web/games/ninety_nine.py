@@ -21,23 +21,27 @@ KEY_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 ENDINGS = ["reached_99", "passed_99", "no_card"]
 
 
-def card_keys(suit: str) -> list[dict]:
-    """One suit's keys: ``code`` is what the key posts (the card, and ``:value`` for a 10 or an A)."""
+def card_keys(suit: str, playable=None) -> list[dict]:
+    """One suit's keys: ``code`` is what the key posts (the card, and ``:value`` for a 10 or an A);
+    ``offered`` is false for a card that cannot be played now (``playable``: the cards ``allowed``
+    offers; every copy already on the pile, N99-8)."""
     keys = []
     for rank in KEY_ORDER:
         name = _("%(rank)s of %(suit)s", rank=RANK_NAMES.get(rank, rank), suit=SUIT_NAMES[suit])
         for value, shown in VALUE_CHOICES.get(rank, [(None, "")]):
             if value is None:
-                keys.append({"code": rank + suit, "rank": rank, "value": "", "name": _("Play %(card)s", card=name)})
+                keys.append({"code": rank + suit, "rank": rank, "value": "", "name": _("Play %(card)s", card=name),
+                             "offered": playable is None or rank + suit in playable})
             else:
                 keys.append({"code": f"{rank}{suit}:{value}", "rank": rank, "value": shown,
-                             "name": _("Play %(card)s as %(value)s", card=name, value=shown)})
+                             "name": _("Play %(card)s as %(value)s", card=name, value=shown),
+                             "offered": playable is None or rank + suit in playable})
     return keys
 
 
-def card_rows() -> list[dict]:
+def card_rows(playable=None) -> list[dict]:
     return [{"suit": suit, "label": str(SUIT_NAMES[suit]).capitalize(), "mark": SUIT_SYMBOLS[suit],
-             "keys": card_keys(suit)} for suit in cards.STANDARD_SUITS]
+             "keys": card_keys(suit, playable)} for suit in cards.STANDARD_SUITS]
 
 
 class NinetyNineUI(GameUI):
@@ -52,7 +56,8 @@ class NinetyNineUI(GameUI):
 
     def forms(self, view):
         active = [p for p in view["players"] if p not in view.get("out", [])]
-        return {"active": active, "rows": card_rows(), "to_play": view.get("to_play"),
+        playable = ((view.get("allowed") or {}).get("play") or {}).get("choices", {}).get("card")
+        return {"active": active, "rows": card_rows(playable), "to_play": view.get("to_play"),
                 "endings": [("", _("Not said")), ("reached_99", _("Reached 99")), ("passed_99", _("Went over 99")),
                             ("no_card", _("Had no card (N99-7)"))]}
 
