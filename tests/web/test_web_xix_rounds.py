@@ -167,3 +167,14 @@ def test_t4_a_whole_game_by_exchanges_through_the_page(phone):
     expect(page.locator(".winners")).to_contain_text(ANN)
     expect(page.locator("#exchange-result-form")).to_have_count(0)
     expect(page.locator("#scores table.sheet tbody tr")).to_have_count(3)
+
+
+def test_the_card_chips_offer_only_cards_the_player_may_hold(client, api, table_client):
+    """Issue 33: the page offers only cards that can still be there (X19-7): not a card played in the
+    exchange, nor one in the other player's open hand or face up in the strike row."""
+    game = api.create("xix", ["Ann", "Bob"])
+    api.move(game, {"type": "play", "player": "Ann", "card": 7, "from": "closed"})
+    html = table_client(game).get(f"/g/{game['id']}").get_data(as_text=True)
+    form = re.search(r'<form [^>]*id="play-form".*?</form>', html, re.DOTALL).group(0)
+    offered = {int(v) for v in re.findall(r'name="card" value="(\d+)"', form)}
+    assert 7 not in offered and offered == set(range(1, 19)) - {7}

@@ -26,8 +26,13 @@ class XixUI(GameUI):
                 (_("To act"), view.get("to_play")), (_("Stakes"), view.get("stakes"))]
 
     def forms(self, view):
+        # what the player to act may hold (X19-7): their open hand, and every card nobody can see; never
+        # a card played this exchange, in the other open hand or face up in the strike row
+        own = (view.get("open_hands") or {}).get(view.get("to_play")) or []
+        held = sorted(set(own) | set(view.get("unseen") or [])) if view.get("unseen") is not None else CARDS
         return {"phase": view.get("phase"), "players": view["players"], "to_play": view.get("to_play"),
-                "cards": CARDS, "pool": view.get("exchange_cards") or [], "slots": view.get("strike_row") or []}
+                "cards": CARDS, "held": held, "pool": view.get("exchange_cards") or [],
+                "slots": view.get("strike_row") or []}
 
     def exchange_move(self, form, view) -> dict:
         """An exchange entered whole (T-4): each player's strikes (``strikes-<seat>``, 0 when left
