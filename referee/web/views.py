@@ -325,6 +325,22 @@ def _typed(form) -> dict | None:
     return kept if sum(len(k) + len(v) for k, v in kept.items()) <= MOST_KEPT else None
 
 
+def fault_fields(legal, players: list[str]) -> set[str]:
+    """The form fields a refusal's ``legal`` points at, by the pages' naming: a field of the move
+    (``went_out``), or per player ``<field>-<seat>`` (``lost-1``, ``points-2``) where ``legal``
+    maps player names to what their entry may hold."""
+    found: set[str] = set()
+    for key, value in (legal or {}).items() if isinstance(legal, dict) else ():
+        if isinstance(value, dict) and value and set(value) <= set(players):
+            for name, inner in value.items():
+                seat = players.index(name)
+                fields = [k for k in inner if k not in ("minimum", "maximum")] if isinstance(inner, dict) else []
+                found.update(f"{field}-{seat}" for field in fields or [key])
+        else:
+            found.add(key)
+    return found
+
+
 def _refill() -> dict:
     """The fields of the form refused just before this page, ``type`` included; empty otherwise."""
     for category, message in get_flashed_messages(with_categories=True):
@@ -561,7 +577,8 @@ def move(game_id):
                            move=say(ui.describe(payload)),
                            badge=str(rules_pages.ruling(exc.rule, game.game, _("Ruling") + " ")) or None)
         flash({"detail": say(exc.detail), "rule": exc.rule, "move": ui.describe(payload),
-               "form": _typed(request.form)}, "refused")
+               "form": _typed(request.form), "faults": sorted(fault_fields(exc.legal, view["players"]))},
+              "refused")
         return back
     except store.StoreError as exc:
         if exc.status == 412:

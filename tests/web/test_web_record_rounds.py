@@ -91,3 +91,27 @@ def test_a_nines_page_after_one_hand_keeps_the_sheet_in_view(phone, live_server)
     height = page.evaluate("document.documentElement.scrollHeight")
     print(f"Nines page after one hand, 4 players, 390 px wide: {height} px")
     assert height < 3500  # 4,047 before, the breakdown open
+
+
+def test_a_refused_round_marks_the_field_at_fault(phone, live_server):
+    """Issue 33: a refused entry keeps what was typed and marks the field at fault. Bob cannot lose
+    12 tokens of his 9 (N99-6): the refusal's legal names Bob's `lost`, the page marks his field."""
+    game, page = table_phone(phone, live_server, "ninety-nine", ["Ann", "Bob", "Cy"], {"record": "rounds"})
+    page.locator("#round-result-form input[name='lost-1']").fill("12")
+    page.locator("#round-result-form input[name=ended_by][value=Ann] + span").click()
+    submit(page, "round-result-form")
+    refused(page, "N99-6")
+    bob = page.locator("#round-result-form input[name='lost-1']")
+    expect(bob).to_have_value("12")
+    expect(bob).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#round-result-form input[name='lost-0']")).not_to_have_attribute("aria-invalid", "true")
+
+
+def test_the_fields_a_refusal_points_at_follow_the_pages_names():
+    from referee.web.views import fault_fields
+
+    players = ["Ann", "Bob", "Cy"]
+    assert fault_fields({"lost": {"Bob": {"minimum": 0, "maximum": 9}}}, players) == {"lost-1"}
+    assert fault_fields({"players": {"Cy": {"points": {"minimum": 0}, "hand": [0]}}}, players) == {"points-2", "hand-2"}
+    assert fault_fields({"went_out": ["Ann"], "type": ["adjust"]}, players) == {"went_out", "type"}
+    assert fault_fields(None, players) == set() and fault_fields(["Ann"], players) == set()

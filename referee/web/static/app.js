@@ -387,7 +387,17 @@
     document.addEventListener("focusin", noteGridCell);
     document.addEventListener("keydown", onKey);
     var refused = document.getElementById("refused");
-    if (refused) refused.focus();
+    if (refused) {
+      refused.focus();
+      /* the fields the refusal points at (its legal, by field name): marked, so the table sees what to fix */
+      (refused.getAttribute("data-faults") || "").split(" ").forEach(function (name) {
+        if (!name) return;
+        document.querySelectorAll("#moves [name='" + name + "']").forEach(function (el) {
+          el.setAttribute("aria-invalid", "true");
+          el.classList.add("fault");
+        });
+      });
+    }
     var game = document.getElementById("game");
     if (game && game.getAttribute("data-api")) startFollowing(game);
   });
