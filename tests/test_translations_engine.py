@@ -133,7 +133,7 @@ def test_every_engine_msgid_has_a_german_translation_with_the_same_params_and_ru
             problems.append(f"params differ: {msgid!r} -> {entry.string!r}")
         elif sorted(RULING_ID.findall(msgid)) != sorted(RULING_ID.findall(entry.string)):
             problems.append(f"ruling ids differ: {msgid!r} -> {entry.string!r}")
-    assert not problems, "engine.po is behind the source (README, Translations):\n" + "\n".join(problems)
+    assert not problems, "engine.po is behind the source (docs/development.md, Translations):\n" + "\n".join(problems)
 
 
 def test_the_committed_mo_is_the_po_compiled():
@@ -141,4 +141,4 @@ def test_the_committed_mo_is_the_po_compiled():
         source = {m.id: m.string for m in read_po(po) if m.id and m.string and not m.fuzzy}
     with open(CATALOGUE / "engine.mo", "rb") as mo:
         compiled = {m.id: m.string for m in read_mo(mo) if m.id}
-    assert compiled == source, "engine.mo is stale: compile it (README, Translations)"
+    assert compiled == source, "engine.mo is stale: compile it (docs/development.md, Translations)"

@@ -16,7 +16,7 @@ from referee.rules import ENGINES
 
 ROOT = Path(__file__).resolve().parents[1]
 PO = ROOT / "referee" / "translations" / "de" / "LC_MESSAGES" / "messages.po"
-# The keywords of the extract command in README "Translations" (the engine's T and N_ are not ours).
+# The keywords of the extract command in docs/development.md, "Translations" (the engine's T and N_ are not ours).
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "lazy_gettext": None,
             "lazy_pgettext": ((1, "c"), 2)}
 PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|\{[a-z_]+\}")
@@ -94,7 +94,7 @@ def test_the_compiled_catalogue_matches_the_po(catalog):
         return {(text(m.context), flat(m.id)): flat(m.string) for m in messages if m.id and not m.fuzzy}
 
     expected, got = entries(catalog), entries(compiled)
-    assert len(got) > 300 and got == expected, "messages.mo is stale: run the compile command of README 'Translations'"
+    assert len(got) > 300 and got == expected, "messages.mo is stale: run the compile command of docs/development.md, 'Translations'"
 
 
 # ---------------------------------------------------------------- the pages in German
