@@ -297,8 +297,9 @@ def apply_move(engine, state: dict, move: Any) -> dict:
 
 
 def _check_result(engine, spec: Move, kind: str, move: dict, before: Outcome, new: dict) -> None:
-    """T-1, T-2: after the end, a table move that changes the result (the winners or the status)
-    needs the table's explicit ``change_result``; when it has it, the change is said aloud."""
+    """T-3: after the end, a table move (T-1, T-2) that changes the result (the winners or the
+    status) needs the table's explicit ``change_result``, and its refusal cites T-1 or T-2; when it
+    has it, the change is said aloud."""
     after = engine.outcome(new)
     if after["status"] == before["status"] and sorted(after["winners"]) == sorted(before["winners"]):
         return
