@@ -13,6 +13,7 @@ from referee.rules import sixty_nine as g
 from referee.rules.base import IllegalMove, InvalidInput, public_state
 from referee.rules.sixty_nine.scoring import MOST_POINTS
 from engine_checks import refused_by
+from test_sixty_nine import run  # apply each move, checking it never mutates its input
 
 ANN, BOB, CAT = "Ann", "Bob", "Cat"
 P3 = [ANN, BOB, CAT]
@@ -20,15 +21,6 @@ P3 = [ANN, BOB, CAT]
 RUN_56789_0 = ["6A", "9B", "7C", "8D", "0E", "5F"]    # six cards, a printed 6 and 9: 6 + 6 + 2 = 14
 SPECIALS = ["WILD", "LOCK", "SCRAMBLE"]               # 3 + 3 = 6
 FIVES = ["5A", "5B", "5C"]                            # 3
-
-
-def run(state, *moves):
-    for move in moves:
-        before = deepcopy(state)
-        new = g.apply(state, move)
-        assert state == before, "apply mutated its input"
-        state = new
-    return state
 
 
 def refused(state, move, rule, exc=IllegalMove):

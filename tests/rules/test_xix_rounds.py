@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.rules import xix
-from referee.rules.base import IllegalMove, InvalidInput, public_state
+from referee.rules.base import IllegalMove, InvalidInput
 from engine_checks import refused_by
+from test_xix import decide, draft, play, run, view  # the moves as test_xix writes them
 
 ANN, BOB = "Ann", "Bob"
 PLAYERS = [ANN, BOB]
@@ -40,18 +41,6 @@ def fix(number, ann, bob, abandoned=None, reason="entered wrong", **extra):
     return {**result(ann, bob, abandoned), "type": "correct_round", "round": number, "reason": reason, **extra}
 
 
-def play(player, card, source="closed"):
-    return {"type": "play", "player": player, "card": card, "from": source}
-
-
-def decide(player, choice):
-    return {"type": "decide", "player": player, "choice": choice}
-
-
-def draft(player, card):
-    return {"type": "draft", "player": player, "card": card}
-
-
 def switch(mode):
     return {"type": "switch_record", "record": mode}
 
@@ -60,18 +49,8 @@ def adjust(player, points, reason="the table decided", **extra):
     return {"type": "adjust", "player": player, "points": points, "reason": reason, **extra}
 
 
-def run(state, *moves):
-    for move in moves:
-        state = xix.apply(state, move)
-    return state
-
-
 def refused(state, move, rule, exc=IllegalMove):
     return refused_by(xix, state, move, exc, rule)
-
-
-def view(state):
-    return public_state(xix, state)
 
 
 def one_trick_abandoned():
