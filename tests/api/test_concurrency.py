@@ -151,6 +151,7 @@ def gunicorn_server(app, database_url, tmp_path):
     proc.wait(timeout=30)
 
 
+@pytest.mark.slow  # gunicorn
 def test_several_gunicorn_workers_serialize_moves(gunicorn_server):
     import requests
 

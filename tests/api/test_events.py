@@ -56,6 +56,7 @@ def write(base: str, game: dict, path: str, body=None) -> requests.Response:
                          headers={"Authorization": f"Bearer {game['token']}"})
 
 
+@pytest.mark.serial  # the first event is timed
 def test_moves_and_undo_arrive_as_events_with_version_etag_and_revision(live_server):
     game = new_game(live_server)
     stream = Stream(f"{live_server}/api/v1/games/{game['id']}/events")

@@ -246,7 +246,7 @@ def test_a_lost_listener_forgets_and_the_database_answers(app, client, api, list
     epoch = listening.epoch
     with app.app_context():
         db.session.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                "WHERE application_name = 'referee-events'"))
+                                "WHERE application_name = 'referee-events' AND datname = current_database()"))
         db.session.commit()
     assert _until(lambda: listening.epoch != epoch)
     assert listening.tag(game["id"]) is None

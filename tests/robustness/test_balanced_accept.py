@@ -88,6 +88,7 @@ def workers():
     found.close()
 
 
+@pytest.mark.serial  # the waits are timed
 def test_connections_arriving_one_by_one_are_shared_between_the_workers(workers):
     # in one process the same server always wins the race for a connection: without the balance
     # one of the two would take all ten
@@ -98,6 +99,7 @@ def test_connections_arriving_one_by_one_are_shared_between_the_workers(workers)
     assert min(len(workers.taken["a"]), len(workers.taken["b"])) >= 4
 
 
+@pytest.mark.serial  # the waits are timed
 def test_a_worker_that_does_not_accept_costs_a_new_connection_a_moment_not_a_hang(workers):
     workers.servers["b"].stop_accepting()  # stuck (blocked, or slow): holds none, takes none
     for count in (1, 2):  # one and then two beyond the stuck worker: taken at once
@@ -111,6 +113,7 @@ def test_a_worker_that_does_not_accept_costs_a_new_connection_a_moment_not_a_han
     assert not workers.taken["b"]
 
 
+@pytest.mark.serial  # the waits are timed
 def test_counts_follow_connections_as_they_open_and_close(workers):
     for _ in range(5):
         workers.connect()
@@ -121,6 +124,8 @@ def test_counts_follow_connections_as_they_open_and_close(workers):
     workers.until(lambda: [workers.counts._counts[slot] for slot in slots] == [0, 0])
 
 
+@pytest.mark.slow  # gunicorn
+@pytest.mark.serial  # the waits are timed
 def test_gunicorn_workers_share_their_counts(gunicorns):
     """The counts are shared across gunicorn's worker processes: with one worker stopped (it holds
     none and takes none), the other answers two new connections at once and from then on leaves

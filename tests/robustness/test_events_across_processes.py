@@ -10,7 +10,7 @@ import requests
 
 from robustness_helpers import OPTIONS, PLAYERS, legal_stream
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # serial: the delays are timed
 
 
 def test_a_move_on_one_master_reaches_a_follower_on_another_within_a_second(gunicorns):

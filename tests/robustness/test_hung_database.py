@@ -46,6 +46,7 @@ def silent_server():
     server.close()
 
 
+@pytest.mark.slow  # each request waits out its one-second timeout
 def test_a_database_that_never_answers_is_a_503_not_a_hang(silent_server):
     app = create_app({"SQLALCHEMY_DATABASE_URI": f"postgresql://postgres@127.0.0.1:{silent_server}/x",
                       "AUTO_MIGRATE": False, "TESTING": True, "SECRET_KEY": "x", "RATELIMIT_ENABLED": False,
@@ -169,6 +170,7 @@ def _moves_seen(server, game) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # each answer is timed
 @pytest.mark.skipif(not (TEST_DATABASE_URL or "").startswith("postgresql"), reason="needs the PostgreSQL server")
 def test_a_postgresql_that_stops_answering_mid_run_costs_each_request_at_most_its_timeout(app, gunicorns):
     url = make_url(TEST_DATABASE_URL)
@@ -214,6 +216,7 @@ def test_a_postgresql_that_stops_answering_mid_run_costs_each_request_at_most_it
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # each answer is timed
 @pytest.mark.skipif(bool(TEST_DATABASE_URL), reason="SQLite's own write lock")
 def test_sqlite_locked_by_another_process_costs_each_request_at_most_its_timeout(app, gunicorns, database_url):
     server = gunicorns(workers=2, DB_TIMEOUT_SECONDS=str(TIMEOUT))

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 PG = os.environ.get("TEST_DATABASE_URL")
+pytestmark = pytest.mark.slow  # 8 processes start the app at once
 START = ("from referee import create_app; "
          "create_app({'SQLALCHEMY_DATABASE_URI': %r, 'AUTO_MIGRATE': True, 'SECRET_KEY': 'x'})")
 

@@ -22,7 +22,8 @@ from bench.slow_clients import probe
 from referee.models import db
 from robustness_helpers import PLAYERS, Gunicorn, legal_stream
 
-pytestmark = pytest.mark.slow
+# one worker runs the module (its gunicorn is started once); the tests that time answers run alone
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("request-bodies")]
 
 DEADLINE = 1.0  # BODY_TIMEOUT_SECONDS of the servers here
 ROUTES = ["move", "create", "judge", "page"]
@@ -286,6 +287,7 @@ def closed_after(conn: socket.socket, started: float) -> tuple[float, bytes]:
     return time.monotonic() - started, answer
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("target", ROUTES, indirect=True)
 def test_a_body_that_stops_is_cut_at_the_deadline_while_healthz_answers(target):
     before = target.state()
@@ -305,6 +307,7 @@ def test_a_body_that_stops_is_cut_at_the_deadline_while_healthz_answers(target):
     assert target.state() == before
 
 
+@pytest.mark.serial
 def test_hundreds_of_stalled_bodies_leave_healthz_and_moves_answering(server, app, quiet):
     target = Target(server, "move", app)
     game = requests.post(f"{server.base}/api/v1/games", json={"game": "ninety-nine", "players": PLAYERS,
@@ -323,6 +326,7 @@ def test_hundreds_of_stalled_bodies_leave_healthz_and_moves_answering(server, ap
     assert requests.get(f"{server.base}/api/v1/games/{game['id']}").json()["version"] == found["probes"] // 2
 
 
+@pytest.mark.serial
 def test_more_stalled_bodies_than_a_worker_waits_for_cut_the_longest_waiting(app, database_url, tmp_path):
     """A worker waits for at most referee.bodies.MOST_WAITING bodies at once: beyond, the longest
     waiting is cut at once (408), long before the deadline, and the health check is answered."""

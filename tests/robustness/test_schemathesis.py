@@ -3,7 +3,8 @@ every response valid against the spec (status code, content type, headers, body 
 refused write changes nothing. Half the cases that name a game use a real game and its token,
 so the fuzzing reaches the rules engines, not only the 404 path.
 
-Bounded: MAX_EXAMPLES cases per operation and generation mode, derandomized, no shrinking.
+Bounded: MAX_EXAMPLES cases per operation and generation mode in CI (fewer in a local run: the
+``property_examples`` fixture), derandomized, no shrinking.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 schemathesis = pytest.importorskip("schemathesis")
+pytestmark = pytest.mark.slow  # a minute of fuzzing in CI
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis.errors import Unsatisfiable  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -57,7 +59,7 @@ def operations(app):
 
 
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=["positive", "negative"])
-def test_every_operation_against_the_spec(app, api, mode, monkeypatch):
+def test_every_operation_against_the_spec(app, api, mode, monkeypatch, property_examples):
     monkeypatch.setitem(app.config, "EVENTS_MAX_SECONDS", 0.05)  # an event stream ends at once here
     game = api.create("ninety-nine", ["Ann", "Bob", "Cid"])
     client = app.test_client()
@@ -65,7 +67,7 @@ def test_every_operation_against_the_spec(app, api, mode, monkeypatch):
     checks = CHECKS + ([negative_data_rejection] if mode == GenerationMode.NEGATIVE else [])
 
     for operation in operations(app):
-        @settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, derandomize=True,
+        @settings(max_examples=property_examples(MAX_EXAMPLES), deadline=None, database=None, derandomize=True,
                   phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
         @given(case=operation.as_strategy(generation_mode=mode), real=st.booleans())
         def run(case, real):

@@ -12,7 +12,7 @@ import requests
 from bench.slow_clients import Tricklers, probe
 from robustness_helpers import PLAYERS, legal_stream
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # serial: the probes are timed
 
 SLOW = 200
 PROBE_SECONDS = 6.0

@@ -8,8 +8,10 @@ with one message that names the browser and how to install it (``apt-get install
 """
 from __future__ import annotations
 
+import json
 import os
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,29 +35,85 @@ def _wants_browser(item) -> bool:
     return item.get_closest_marker("browser") is not None or "browser" in getattr(item, "fixturenames", ())
 
 
+# An xdist worker (pytest -n) launches its browser as soon as its collection says it will need one:
+# a browser that is missing or cannot start stops the run before any test, as it does without xdist.
+_launched: tuple | None = None  # (playwright, browser) of this worker, until the browser fixture takes it
+
+
+def _launch():
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    try:
+        return playwright, playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    except BaseException:
+        playwright.stop()
+        raise
+
+
+def _launch_problem(exc) -> str:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"Playwright could not launch ({first})"
+
+
+def _stop_run(config, message: str, returncode: int):
+    """Stop the run with one message: at once without xdist; in an xdist worker, through the file that
+    the controller reads when this worker's collection reaches it (tests/conftest.py, which exits)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        pytest.exit(message, returncode=returncode)
+    path = os.path.join(tempfile.gettempdir(),
+                        f"referee-tests-{workerinput['testrunuid']}-{workerinput['workerid']}.stop")
+    with open(path, "w") as out:
+        json.dump({"message": message, "returncode": int(returncode)}, out)
+
+
+@pytest.hookimpl(tryfirst=True)  # in a worker: before xdist sends the collection to the controller
 def pytest_collection_finish(session):
     """Before any test runs: a run that selected browser tests and has no browser stops here, rather
     than skipping them or failing each one after the rest of the suite."""
-    if session.config.option.collectonly or os.access(CHROMIUM, os.X_OK):
+    global _launched
+    if session.config.option.collectonly:
         return
     count = sum(1 for item in session.items if _wants_browser(item))
-    if count:
-        pytest.exit(no_browser("is missing" if not os.path.exists(CHROMIUM) else "is not executable", count),
-                    returncode=pytest.ExitCode.USAGE_ERROR)
+    if not count:
+        return
+    if not os.access(CHROMIUM, os.X_OK):
+        _stop_run(session.config, no_browser("is missing" if not os.path.exists(CHROMIUM) else "is not executable",
+                                             count), pytest.ExitCode.USAGE_ERROR)
+    elif hasattr(session.config, "workerinput"):
+        from playwright.sync_api import Error
+
+        try:
+            _launched = _launch()
+        except Error as exc:
+            _stop_run(session.config, no_browser(_launch_problem(exc)), pytest.ExitCode.TESTS_FAILED)
+
+
+def pytest_unconfigure(config):
+    global _launched
+    if _launched is not None:  # launched, and no test of this worker wanted it
+        playwright, browser = _launched
+        _launched = None
+        browser.close()
+        playwright.stop()
 
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import Error, sync_playwright
+    from playwright.sync_api import Error
 
-    with sync_playwright() as p:
+    global _launched
+    if _launched is None:
         try:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            _launched = _launch()
         except Error as exc:  # stop the run: every other browser test would fail the same way
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            pytest.exit(no_browser(f"Playwright could not launch ({first})"), returncode=pytest.ExitCode.TESTS_FAILED)
-        yield browser
-        browser.close()
+            pytest.exit(no_browser(_launch_problem(exc)), returncode=pytest.ExitCode.TESTS_FAILED)
+    playwright, browser = _launched
+    _launched = None
+    yield browser
+    browser.close()
+    playwright.stop()
 
 
 class Phone:

@@ -12,6 +12,7 @@ from test_web_ninety_nine import api_move, create_via_api
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.serial  # the move is timed
 def test_two_followers_see_a_move_within_a_second(phones, live_server):
     game = create_via_api(live_server, "ninety-nine", ["Ann", "Bob", "Cid"])
     pages = []
