@@ -4,7 +4,12 @@
 The suite runs in parallel (pytest-xdist, ``-n auto`` in pyproject.toml): each worker has its own
 database (a SQLite file in its own tmp folder, or on PostgreSQL a database of its own beside the
 one TEST_DATABASE_URL names, made and dropped here), and tests marked ``serial`` run while no other
-test of the run does (see ``pytest_runtest_protocol``)."""
+test of the run does (see ``pytest_runtest_protocol``).
+
+Hearts (``tests/contract/hearts.py``), a seventh game written against the engine contract alone,
+is registered for the whole run (``pytest_configure``): every test that covers "every registered
+game" covers it too, and the session's app serves it. Production serves the five games only
+(``production_app`` is an app made as production makes it)."""
 from __future__ import annotations
 
 import fcntl
@@ -142,7 +147,45 @@ def pytest_xdist_node_collection_finished(node, ids):
             node.config.hook.pytest_deselected(items=[_Deselected(nodeid) for nodeid in json.load(left_out)])
 
 
+# ---------------------------------------------------------------- the games of the tests
+
+CONTRACT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "contract")
+TEST_GAMES = ("hearts",)  # modules of tests/contract registered for the whole run
+
+
+def pytest_configure(config):
+    """Register the games of the tests before any test module is collected (their parameters list
+    the registered engines)."""
+    from referee.rules import register
+
+    if CONTRACT not in sys.path:
+        sys.path.insert(0, CONTRACT)
+    for module in TEST_GAMES:
+        register(__import__(module))
+
+
+@contextmanager
+def production_games_only():
+    """The registry as production has it (the games under referee/rules) while the block runs."""
+    from referee.rules import ENGINES
+
+    everything = dict(ENGINES)
+    for name, engine in everything.items():
+        if not engine.__name__.startswith("referee."):
+            del ENGINES[name]
+    try:
+        yield
+    finally:
+        ENGINES.clear()
+        ENGINES.update(everything)
+
+
 def pytest_unconfigure(config):
+    from referee.rules import ENGINES
+
+    for module in TEST_GAMES:
+        if module in sys.modules:
+            ENGINES.pop(sys.modules[module].NAME, None)
     for run in _runs:  # the workers are gone by now
         for path in glob.glob(_run_file(run, "*")):
             os.remove(path)
@@ -230,6 +273,17 @@ def app(database_url):
 
 
 @pytest.fixture(autouse=True)
+def _limiter_as_it_was():
+    """One Flask-Limiter serves every app of a process, and an app made with the default config
+    turns it on for all: a test that makes one must not leave the next tests' creates limited."""
+    from referee.api.limits import limiter
+
+    enabled = limiter.enabled
+    yield
+    limiter.enabled = enabled
+
+
+@pytest.fixture(autouse=True)
 def _clean_tables(request):
     """Each test starts with no games (only for tests that use the app)."""
     if "app" not in request.fixturenames:
@@ -242,6 +296,15 @@ def _clean_tables(request):
         for table in ("credentials", "idempotency_records", "moves", "games", "group_renames", "groups"):
             db.session.execute(text(f"DELETE FROM {table}"))
         db.session.commit()
+
+
+@pytest.fixture(scope="session")
+def production_app(app, database_url):
+    """An app made as production makes it, with the service's own games only (the games of the
+    tests unregistered meanwhile), on the session's database: what openapi.yaml describes."""
+    with production_games_only():
+        return create_app({"SQLALCHEMY_DATABASE_URI": database_url, "AUTO_MIGRATE": False, "TESTING": True,
+                           "SECRET_KEY": "test-secret", "RATELIMIT_ENABLED": False})
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,11 @@
 """docs/rules: the project's own rules pages agree with the engines, the rules route and the code:
 every ruling an engine lists is on its page with the same words, every id the code cites is
-documented, and every documented id is cited somewhere in the code besides its own summary."""
+documented, and every documented id is cited somewhere in the code besides its own summary.
+
+Every registered engine is checked, the games of the tests too: a game under referee/rules has
+its page in docs/rules (``<NAME>.md``), a game that lives in the tests has it beside its module;
+the ruling ids are those the engines list (their prefixes: ``N99-``, ``HE-``...) and the general
+ones (``G-``, ``T-``)."""
 from __future__ import annotations
 
 import re
@@ -12,19 +17,44 @@ from referee.rules import ENGINES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "rules"
-RULE_ID = re.compile(r"\b(?:G|S69|X19|FC|N99|N9|T)-\d+\b")
+PREFIXES = sorted({"G", "T"} | {rule.rsplit("-", 1)[0] for engine in ENGINES.values() for rule in engine.RULINGS},
+                  key=lambda prefix: (-len(prefix), prefix))  # N99 before N9
+RULE_ID = re.compile(rf"\b(?:{'|'.join(map(re.escape, PREFIXES))})-\d+\b")
+
+
+def source(engine) -> Path:
+    """The engine's module file, or its package's folder."""
+    path = Path(engine.__file__)
+    return path.parent if path.name == "__init__.py" else path
+
+
+def served(engine) -> bool:
+    """Whether the engine is one of the service's own (under referee/), not a game of the tests."""
+    return ROOT / "referee" in source(engine).parents
 
 
 def page(name: str) -> str:
-    return (DOCS / f"{name}.md").read_text()
+    engine = ENGINES[name]
+    folder = DOCS if served(engine) else source(engine).parent
+    return (folder / f"{name}.md").read_text()
 
 
 def code_citations() -> list[str]:
-    """Every ruling id written anywhere in the service's code."""
+    """Every ruling id written anywhere in the service's code, and in the games of the tests."""
+    paths = list((ROOT / "referee").rglob("*.py"))
+    for engine in ENGINES.values():
+        if not served(engine):
+            where = source(engine)
+            paths += list(where.rglob("*.py")) if where.is_dir() else [where]
     found = []
-    for path in (ROOT / "referee").rglob("*.py"):
+    for path in paths:
         found += RULE_ID.findall(path.read_text())
     return found
+
+
+def test_the_ruling_ids_are_read_off_the_engines():
+    assert {"G", "T", "N99", "N9", "FC", "X19", "S69"} <= set(PREFIXES)
+    assert RULE_ID.findall("N99-4, N9-2, T-3 and G-5") == ["N99-4", "N9-2", "T-3", "G-5"]
 
 
 @pytest.mark.parametrize("name", list(ENGINES))

@@ -1,9 +1,9 @@
 """Whole games played over HTTP with the rules' real moves: each move is drawn by the game's random
-player (tests/rules/players) from what the engine allows, sent to the service, and now and then
-undone. Used by the export/import and the stats tests."""
+player (tests/rules/players, or the generic player for a game without one) from what the engine
+allows, sent to the service, and now and then undone. Used by the export/import and the stats
+tests, over every registered game (``GAMES``)."""
 from __future__ import annotations
 
-import importlib
 import random
 import sys
 from pathlib import Path
@@ -13,18 +13,19 @@ from referee.rules import ENGINES
 from referee.rules import ninety_nine as n99
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
+from players import player_for, quick_options, table_for  # noqa: E402
 
-TABLES = {
-    "ninety-nine": (["Ann", "Bob", "Cid"], {"tokens": 2}),
-    "nines": (["Ann", "Bob", "Cid"], {"hands": 2}),
-    "five-crowns": (["Ann", "Bob", "Cid"], {}),
-    "xix": (["Ann", "Bob"], {}),
-    "sixty-nine": (["Ann", "Bob", "Cid"], {"target": 12}),
-}
+GAMES = list(ENGINES)  # every registered game, the games of the tests too
+
+
+def table(name: str) -> tuple[list[str], dict]:
+    """The players and options of a short game of ``name``."""
+    engine = ENGINES[name]
+    return table_for(engine), quick_options(engine)
 
 
 def random_player(engine):
-    return importlib.import_module(f"players.{engine.__name__.rsplit('.', 1)[-1]}").random_move
+    return player_for(engine)
 
 
 def _ninety_nine(state, allowed, rng):
@@ -62,10 +63,10 @@ def play(api, name: str, seed: int, players=None, options=None, max_moves: int |
     ``max_moves`` moves), undoing a move now and then (at ``undo_rate``, and after every
     ``undo_every``-th move); returns the created game (id and token)."""
     engine = ENGINES[name]
-    default_players, default_options = TABLES[name]
+    default_players, default_options = table(name)
     players = list(players or default_players)
     options = dict(default_options if options is None else options)
-    pick = PICKS.get(name) or random_player(engine)
+    pick = PICKS.get(name) or player_for(engine)
     rng = random.Random(seed)
     game = (create or api.create)(name, players, options)
     history = [engine.new_game(players, options)]

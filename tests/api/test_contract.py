@@ -1,9 +1,18 @@
-"""The HTTP contract shared by every game (ARCHITECTURE.md), proven on Ninety-nine."""
+"""The HTTP contract shared by every game (ARCHITECTURE.md), proven on Ninety-nine, and its core
+(create, read, a move, If-Match, undo, the rules route) over every registered game."""
 from __future__ import annotations
 
 import json
+import random
+import sys
+from pathlib import Path
 
 import pytest
+
+from referee.rules import ENGINES
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
+from players import player_for, table_for  # noqa: E402
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 PLAY_K = {"type": "play", "player": "Ann", "card": "KS"}
@@ -253,6 +262,38 @@ def test_the_table_as_it_was_after_any_move(client, api, game):
     assert past["version"] == 1 and past["total"] == 10 and past["to_play"] == "Bob"
     assert client.get(f"/api/v1/games/{game['id']}?at=0").get_json()["total"] == 0
     assert_problem(client.get(f"/api/v1/games/{game['id']}?at=-1"), 422)
+
+
+# ---------------------------------------------------------------- every registered game
+
+@pytest.mark.parametrize("name", list(ENGINES))
+def test_every_game_keeps_the_contract_over_http(client, api, name):
+    engine = ENGINES[name]
+    players = table_for(engine)
+    response = client.post("/api/v1/games", json={"game": name, "players": players})
+    assert response.status_code == 201 and response.headers["ETag"] == '"0"'
+    game = response.get_json()
+    assert response.headers["Location"].endswith(f"/api/v1/games/{game['id']}")
+    assert game["game"] == name and game["players"] == players and game["status"] == "in_progress"
+    assert game["allowed"] == engine.allowed(engine.new_game(players)) and game["allowed"]
+    start = api.state(game)
+    assert "token" not in start
+    move = player_for(engine)(engine.new_game(players), start["allowed"], random.Random(3))
+    moved = client.post(f"/api/v1/games/{game['id']}/moves", json=move,
+                        headers={"Authorization": f"Bearer {game['token']}", "If-Match": '"0"'})
+    assert moved.status_code == 201 and moved.headers["ETag"] == '"1"', moved.get_json()
+    stale = client.post(f"/api/v1/games/{game['id']}/moves", json=move,
+                        headers={"Authorization": f"Bearer {game['token']}", "If-Match": '"0"'})
+    assert_problem(stale, 412)
+    assert_problem(client.post(f"/api/v1/games/{game['id']}/moves", json={"type": "no-such-move"},
+                               headers={"Authorization": f"Bearer {game['token']}"}), 422)
+    assert [entry["move"]["type"] for entry in api.log(game)["moves"]] == [move["type"]]
+    undone = api.undo(game)
+    assert undone["version"] == 0 and {k: v for k, v in undone.items() if k not in ("etag", "events")} == \
+        {k: v for k, v in start.items() if k not in ("etag", "events")}
+    rules = client.get(f"/api/v1/rules/{name}").get_json()
+    assert set(rules["moves"]) == set(engine.MOVES) and rules["rulings"] == engine.RULINGS
+    assert name in {entry["game"] for entry in client.get("/api/v1/rules").get_json()}
 
 
 # ---------------------------------------------------------------- rules, health, docs

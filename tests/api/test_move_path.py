@@ -9,7 +9,7 @@ import threading
 from datetime import datetime, timezone
 
 import pytest
-from play_helpers import TABLES, play
+from play_helpers import GAMES, play
 from sqlalchemy import event, func, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
@@ -524,7 +524,7 @@ class _StoredIsTheReplay:
         return answer
 
 
-@pytest.mark.parametrize("name", sorted(TABLES))
+@pytest.mark.parametrize("name", sorted(GAMES))
 def test_the_stored_state_is_the_replay_encoded_afresh(app, api, name):
     """Whole games of every kind, with undos and the random players' adjustments, over several
     finished rounds: the state column after every write holds what encoding the replay gives."""

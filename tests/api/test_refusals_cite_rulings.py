@@ -1,6 +1,8 @@
 """G-3: every refusal of a move or a verdict request that breaks a rule names the ruling: a wrong
 number of players, a card that is not in the game's deck, more copies than the decks hold, a move
-of no cards where one or more are needed. Over every engine and every verdict route, over HTTP."""
+of no cards where one or more are needed. Over every registered engine and every verdict route,
+over HTTP: what a test needs of an engine (its table, a sample of each move, a request each verdict
+answers) comes from tests/rules/players and the engine's declarations."""
 from __future__ import annotations
 
 import importlib
@@ -10,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from referee.rules import ENGINES
-from referee.rules.fields import Card, Cards
+from referee.rules.fields import Card, Cards, Shaped
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
+from players import samples_for, table_for  # noqa: E402
 
 NOT_A_CARD = "ZZ9"
-TOO_MANY = {"ninety-nine": 17, "nines": 19, "five-crowns": 22, "xix": 3, "sixty-nine": 7}
-VERDICTS = {  # a body naming a card outside the deck, for every verdict route
+VERDICTS = {  # a body naming a card outside the deck (else one made from the verdict's declared example)
     ("ninety-nine", "play"): {"total": 10, "card": NOT_A_CARD},
     ("nines", "grid"): {"grid": ["5H"] * 8 + [NOT_A_CARD]},
     ("xix", "trick"): {"lead": 19, "follow": 3},
@@ -55,28 +59,52 @@ OUT_OF_RANGE = [  # verdict values the rules do not allow, with the ruling each 
 
 
 def invalid_option_values(info):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
     return importlib.import_module("engine_checks").invalid_option_values(info)
 
 
 def table(name):
-    return ["Ann", "Bob"] if name == "xix" else ["Ann", "Bob", "Cid"]
+    return table_for(ENGINES[name])
 
 
 def samples(engine):
-    """A well-formed move of every type, from the game's random player (``tests/rules/players``)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
-    return importlib.import_module(f"players.{engine.__name__.rsplit('.', 1)[-1]}").SAMPLES
+    """A well-formed move of every type (``tests/rules/players``)."""
+    return samples_for(engine)
 
 
-def test_every_verdict_route_is_listed_here():
-    assert set(VERDICTS) == {(name, verdict) for name, engine in ENGINES.items() for verdict in engine.JUDGES}
+def with_a_card_spoiled(value):
+    """``value`` (a move's field, a verdict request) with one of the strings in it, in turn, made a
+    code no deck holds: the forms that may hold a card however the field is shaped."""
+    if isinstance(value, str):
+        yield NOT_A_CARD
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            for bad in with_a_card_spoiled(item):
+                yield [*value[:i], bad, *value[i + 1:]]
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            for bad in with_a_card_spoiled(item):
+                yield {**value, key: bad}
+
+
+def card_refusal(body: dict) -> bool:
+    """A refusal that names the spoiled code: it refused a card (not a name, a number, a mode...)."""
+    return NOT_A_CARD in str(body.get("detail"))
+
+
+ROUTES = [(name, verdict) for name, engine in ENGINES.items() for verdict in engine.JUDGES]
+
+
+def test_every_verdict_route_is_tried_with_a_card_outside_the_deck():
+    untried = [route for route in ROUTES if route not in VERDICTS and ENGINES[route[0]].JUDGES[route[1]].request.get(
+        "example") is None]
+    assert not untried, f"list a request for these here, or declare an example request: {untried}"
 
 
 @pytest.mark.parametrize("name", list(ENGINES))
 def test_a_wrong_number_of_players_cites_the_ruling(api, name):
     engine = ENGINES[name]
-    for count in (1, TOO_MANY[name]):
+    low, high = engine.PLAYERS
+    for count in (low - 1, high + 1):
         body = api.create(name, [f"P{i}" for i in range(count)], expect=422)
         assert body["rule"] in engine.RULINGS, body
 
@@ -84,8 +112,7 @@ def test_a_wrong_number_of_players_cites_the_ruling(api, name):
 @pytest.mark.parametrize("name", list(ENGINES))
 def test_a_card_outside_the_deck_in_any_move_cites_the_ruling(api, name):
     engine = ENGINES[name]
-    players = ["Ann", "Bob"] if name == "xix" else ["Ann", "Bob", "Cid"]
-    game = api.create(name, players)
+    game = api.create(name, table(name))
     tried = 0
     for kind, sample in samples(engine).items():
         for spec in engine.MOVES[kind].fields:
@@ -95,15 +122,30 @@ def test_a_card_outside_the_deck_in_any_move_cites_the_ruling(api, name):
                 body = api.move(game, move, expect=422)
                 assert body["rule"] in engine.RULINGS, (kind, spec.name, body)
                 tried += 1
-    assert tried
+            elif isinstance(spec, Shaped) and spec.name in sample:  # cards inside a field of its own shape
+                for spoiled in with_a_card_spoiled(sample[spec.name]):
+                    body = api.move(game, {**sample, spec.name: spoiled}, expect=422)
+                    if card_refusal(body):
+                        assert body["rule"] in engine.RULINGS, (kind, spec.name, body)
+                        tried += 1
+    if not tried:
+        pytest.skip(f"no move of {name} names a card")
     assert api.state(game)["version"] == 0
 
 
-@pytest.mark.parametrize("route", list(VERDICTS), ids=lambda r: "/".join(r))
+@pytest.mark.parametrize("route", ROUTES, ids=lambda r: "/".join(r))
 def test_a_card_outside_the_deck_in_a_verdict_cites_the_ruling(client, route):
     name, verdict = route
-    response = client.post(f"/api/v1/judge/{name}/{verdict}", json=VERDICTS[route])
-    assert response.status_code == 422 and response.json["rule"] in ENGINES[name].RULINGS, response.json
+    bodies = ([VERDICTS[route]] if route in VERDICTS else
+              list(with_a_card_spoiled(ENGINES[name].JUDGES[verdict].request["example"])))
+    tried = 0
+    for body in bodies:
+        response = client.post(f"/api/v1/judge/{name}/{verdict}", json=body)
+        assert response.status_code in (400, 422), (body, response.json)
+        if route in VERDICTS or card_refusal(response.json):
+            assert response.status_code == 422 and response.json["rule"] in ENGINES[name].RULINGS, response.json
+            tried += 1
+    assert tried, f"{route}: no code of the example request was refused as a card"
 
 
 @pytest.mark.parametrize("route", list(TOO_MANY_COPIES), ids=lambda r: "/".join(r))

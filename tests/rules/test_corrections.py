@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from referee.rules import ENGINES
 from referee.rules import five_crowns as fc
 from referee.rules import nines, ninety_nine, sixty_nine, xix
 from referee.rules.base import IllegalMove, InvalidInput, public_state
 from engine_checks import refused_by
+from players import table_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "contract"))
 import high_card  # noqa: E402  (the sixth game knows nothing of the table's moves)
@@ -206,25 +208,27 @@ def test_nines_a_finished_game_goes_on_only_when_the_table_says_so_n9_7():
 
 # ---------------------------------------------------------------- adjustments in each game (T-2)
 
-def test_adjust_is_offered_in_every_phase_of_every_game_and_recorded_with_its_round_and_reason():
-    for engine, players in ((fc, P3), (nines, P3), (ninety_nine, P3), (sixty_nine, P3), (xix, P3[:2])):
-        state = engine.new_game(players)
-        assert engine.allowed(state)["adjust"] == {"players": None, "choices": {"player": players}}
-        new = engine.apply(state, adjust("Bob", 2, "a forgotten bonus"))
-        [entry] = new["adjustments"]
-        assert entry["player"] == "Bob" and entry["points"] == 2 and entry["reason"] == "a forgotten bonus"
-        assert entry["round"] == public_state(engine, state)["round"]
-        assert new["events"][0]["rule"] == "T-2" and "Bob +2 by the table's decision" in texts(new)[0]
-        assert public_state(engine, new)["adjustments"] == [entry]
-        assert engine.MOVES["adjust"].text(adjust("Bob", -3, "slow play")) == \
-            "Bob -3 by the table's decision: slow play"
-        assert "adjustments" not in state
+ADJUSTED = [engine for engine in ENGINES.values() if "adjust" in engine.MOVES]  # T-2: every game that takes it
 
 
-@pytest.mark.parametrize("engine,players", [(fc, P3), (nines, P3), (ninety_nine, P3), (sixty_nine, P3),
-                                            (xix, P3[:2])], ids=lambda v: getattr(v, "NAME", ""))
-def test_a_malformed_adjustment_is_refused_citing_t2_and_changes_nothing(engine, players):
+@pytest.mark.parametrize("engine", ADJUSTED, ids=[engine.NAME for engine in ADJUSTED])
+def test_adjust_is_offered_in_every_phase_of_every_game_and_recorded_with_its_round_and_reason(engine):
+    players = table_for(engine)
     state = engine.new_game(players)
+    assert engine.allowed(state)["adjust"] == {"players": None, "choices": {"player": players}}
+    new = engine.apply(state, adjust("Bob", 2, "a forgotten bonus"))
+    [entry] = new["adjustments"]
+    assert entry["player"] == "Bob" and entry["points"] == 2 and entry["reason"] == "a forgotten bonus"
+    assert entry["round"] == public_state(engine, state)["round"]
+    assert new["events"][0]["rule"] == "T-2" and "Bob +2 by the table's decision" in texts(new)[0]
+    assert public_state(engine, new)["adjustments"] == [entry]
+    assert engine.MOVES["adjust"].text(adjust("Bob", -3, "slow play")) == "Bob -3 by the table's decision: slow play"
+    assert "adjustments" not in state
+
+
+@pytest.mark.parametrize("engine", ADJUSTED, ids=[engine.NAME for engine in ADJUSTED])
+def test_a_malformed_adjustment_is_refused_citing_t2_and_changes_nothing(engine):
+    state = engine.new_game(table_for(engine))
     for move in (adjust("Bob", 0), adjust("Bob", 1001), adjust("Bob", -1001), adjust("Zed", 1),
                  adjust("Bob", 1, "   "), adjust("Bob", 1, "x" * 201), adjust("Bob", 1, "bad\u202eturn"),
                  adjust("Bob", True), adjust("Bob", "3"), adjust("Bob", 1, change_result=1),

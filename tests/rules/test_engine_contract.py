@@ -1,11 +1,12 @@
-"""The engine contract, checked over every registered engine (and the sixth game of the tests):
-the declarations are there, the core loads the standard library only, ``apply`` never mutates its
-input, views survive JSON, a replay of the log gives the same state, every ruling cited exists,
-and ``allowed`` agrees with ``apply`` in random whole games."""
+"""The engine contract, checked over every registered engine (the service's own, the games the tests
+register from tests/contract, and the sixth game, tests/contract/high_card.py): the declarations
+are there, the core loads the standard library only, ``apply`` never mutates its input, views
+survive JSON, a replay of the log gives the same state, every ruling cited exists, and ``allowed``
+agrees with ``apply`` in random whole games, each played by the engine's own random player
+(tests/rules/players) or, for an engine without one, by the generic player."""
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 import random
 import subprocess
@@ -19,49 +20,27 @@ from referee.rules import ENGINES
 from referee.rules.base import Move, public_state
 from referee.rules.fields import Field
 from engine_checks import invalid_option_values
+from players import player_for, samples_for, table_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "contract"))
-import high_card  # noqa: E402  (the sixth game: written against the contract alone)
+import high_card  # noqa: E402  (the sixth game: written against the contract alone, no player of its own)
 
-TABLES = {  # a table for each game, and how many random games to play through
-    "ninety-nine": ["Ann", "Bob", "Cid"],
-    "nines": ["Ann", "Bob", "Cid"],
-    "five-crowns": ["Ann", "Bob", "Cid"],
-    "xix": ["Ann", "Bob"],
-    "sixty-nine": ["Ann", "Bob", "Cid"],
-    "high-card": ["Ann", "Bob", "Cid"],
-}
 GAMES = 12
 MAX_MOVES = 6000
-ENGINE_LIST = [*ENGINES.values(), high_card]
+ENGINE_LIST = [*ENGINES.values(), *([high_card] if high_card.NAME not in ENGINES else [])]
 IDS = [engine.NAME for engine in ENGINE_LIST]
-
-
-def _players_module(engine):
-    return importlib.import_module(f"players.{engine.__name__.rsplit('.', 1)[-1]}")
-
-
-def player_for(engine):
-    if engine is high_card:
-        return _high_card_player
-    return _players_module(engine).random_move
-
-
-def samples_for(engine) -> dict:
-    """A well-formed move of every type (from the engine's random player)."""
-    if engine is high_card:
-        return {"show": {"type": "show", "player": "Ann", "card": "2S"}}
-    return _players_module(engine).SAMPLES
-
-
-def _high_card_player(state, allowed, rng):
-    return {"type": "show", "player": rng.choice(allowed["show"]["players"]),
-            "card": rng.choice(["2S", "7H", "JD", "AC", "AS", "QH"])}
 
 
 def test_the_registry_is_keyed_by_each_engines_own_name():
     assert list(ENGINES) == [engine.NAME for engine in ENGINES.values()]
-    assert set(ENGINES) == {"ninety-nine", "nines", "five-crowns", "xix", "sixty-nine"}
+
+
+def test_production_serves_its_own_engines_and_the_games_of_the_tests_live_in_the_tests_only():
+    code = "from referee.rules import ENGINES\nprint(','.join(f'{n}={e.__name__}' for n, e in ENGINES.items()))"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    served = dict(entry.split("=") for entry in found.split(","))
+    assert all(module.startswith("referee.rules.") for module in served.values()), served
+    assert served == {name: e.__name__ for name, e in ENGINES.items() if e.__name__.startswith("referee.")}
 
 
 def test_the_core_loads_the_standard_library_only():
@@ -103,7 +82,9 @@ def test_every_option_declares_the_ruling_its_refusals_cite(engine):
 
 @pytest.mark.parametrize("engine", list(ENGINES.values()), ids=list(ENGINES))
 def test_an_invalid_option_value_is_refused_citing_the_options_ruling(engine):
-    players = list(TABLES[engine.NAME])
+    players = table_for(engine)
+    if not engine.OPTIONS:
+        pytest.skip(f"{engine.NAME} has no options")
     tried = 0
     for name, info in engine.OPTIONS.items():
         for value in invalid_option_values(info):
@@ -149,7 +130,7 @@ def play_random_game(engine, seed: int):
     """Plays one random game: returns the states and the moves, checking the contract at each step."""
     rng = random.Random(seed)
     player = player_for(engine)
-    state = engine.new_game(list(TABLES[engine.NAME]), {})
+    state = engine.new_game(table_for(engine), {})
     states, moves, cited = [state], [], set()
     for _ in range(MAX_MOVES):
         allowed = engine.allowed(state)
@@ -195,7 +176,7 @@ def test_random_whole_games_keep_the_contract(engine):
         states, moves, rules = play_random_game(engine, seed)
         cited |= rules
         # Replaying the log gives the same state; so does a state that went through JSON.
-        replayed = engine.new_game(list(TABLES[engine.NAME]), {})
+        replayed = engine.new_game(table_for(engine), {})
         for move in moves:
             replayed = engine.apply(json.loads(json.dumps(replayed)), move)
         assert json.dumps(replayed, sort_keys=True) == json.dumps(states[-1], sort_keys=True)
@@ -205,7 +186,7 @@ def test_random_whole_games_keep_the_contract(engine):
 
 @pytest.mark.parametrize("engine", ENGINE_LIST, ids=IDS)
 def test_an_unknown_type_and_a_malformed_move_change_nothing(engine):
-    state = engine.new_game(list(TABLES[engine.NAME]), {})
+    state = engine.new_game(table_for(engine), {})
     before = copy.deepcopy(state)
     for move in ({"type": "no-such-move"}, {"type": 7}, [], "play", {}):
         with pytest.raises(RuleError):

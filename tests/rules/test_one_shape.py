@@ -23,7 +23,8 @@ from referee.errors import RuleError
 from referee.rules import ENGINES
 from referee.rules.fields import Shaped
 from engine_checks import invalid_option_values
-from test_engine_contract import GAMES, TABLES, play_random_game, player_for, samples_for
+from players import player_for, samples_for, table_for
+from test_engine_contract import GAMES, play_random_game
 
 ENGINE_LIST = list(ENGINES.values())
 IDS = list(ENGINES)
@@ -205,7 +206,7 @@ def _extreme_options(engine) -> list[dict]:
 @pytest.mark.parametrize("engine", ENGINE_LIST, ids=IDS)
 def test_refused_options_say_what_is_legal_by_option_names(engine):
     fields = {name: False for name in engine.OPTIONS}
-    tables = [list(TABLES[engine.NAME]), [f"P{i}" for i in range(engine.PLAYERS[1])]]
+    tables = [table_for(engine), [f"P{i}" for i in range(engine.PLAYERS[1])]]
     tried = said = 0
     for players in tables:
         cases = [{name: value} for name, info in engine.OPTIONS.items() for value in invalid_option_values(info)]
@@ -219,7 +220,7 @@ def test_refused_options_say_what_is_legal_by_option_names(engine):
     assert tried and said
 
 
-VERDICTS = {  # a request each verdict answers, to spoil field by field
+VERDICTS = {  # a request each verdict answers, to spoil field by field (else the example its schema declares)
     ("ninety-nine", "play"): {"total": 10, "card": "5H"},
     ("nines", "grid"): {"grid": ["5H", "2C", "3C", "4C", "6C", "7C", "KS", "9D", "10S"]},
     ("five-crowns", "hand"): {"round": 1, "cards": ["3H", "4H", "5H"]},
@@ -228,6 +229,14 @@ VERDICTS = {  # a request each verdict answers, to spoil field by field
     ("sixty-nine", "set"): {"cards": ["1A", "2B"]},
     ("sixty-nine", "score"): {"captured": [["1A", "2B", "3C"]], "hand": 2},
 }
+ROUTES = [(name, verdict) for name, engine in ENGINES.items() for verdict in engine.JUDGES]
+
+
+def example_request(name: str, verdict: str) -> dict | None:
+    """A request the verdict answers: this module's, else the example its request schema declares."""
+    return VERDICTS.get((name, verdict)) or ENGINES[name].JUDGES[verdict].request.get("example")
+
+
 REFUSED_VERDICTS = {  # requests refused by the rules, beside the spoiled ones
     ("ninety-nine", "play"): [{"total": 5, "card": "AH"}, {"total": 5, "card": "10H", "value": 3},
                               {"total": 5, "card": "5H", "value": 5}],
@@ -248,13 +257,14 @@ def _spoiled_requests(request: dict, schema: dict) -> list[dict]:
     return bodies
 
 
-@pytest.mark.parametrize("route", list(VERDICTS), ids=[f"{name}-{verdict}" for name, verdict in VERDICTS])
+@pytest.mark.parametrize("route", ROUTES, ids=[f"{name}-{verdict}" for name, verdict in ROUTES])
 def test_refused_verdict_requests_say_what_is_legal_by_request_fields(route):
     name, verdict = route
-    judge = ENGINES[name].JUDGES[verdict]
+    judge, request = ENGINES[name].JUDGES[verdict], example_request(*route)
+    judge.fn(request)  # answered as it is
     fields = {key: prop.get("type") == "object" for key, prop in (judge.request.get("properties") or {}).items()}
     tried = said = 0
-    for body in _spoiled_requests(VERDICTS[route], judge.request) + REFUSED_VERDICTS.get(route, []):
+    for body in _spoiled_requests(request, judge.request) + REFUSED_VERDICTS.get(route, []):
         try:
             judge.fn(body)
         except RuleError as error:
@@ -265,7 +275,8 @@ def test_refused_verdict_requests_say_what_is_legal_by_request_fields(route):
 
 
 def test_every_verdict_route_is_tried():
-    assert set(VERDICTS) == {(name, verdict) for name, engine in ENGINES.items() for verdict in engine.JUDGES}
+    untried = [route for route in ROUTES if example_request(*route) is None]
+    assert not untried, f"give these verdicts an example request (their request schema's 'example'): {untried}"
 
 
 def test_a_verdict_refusal_says_the_values_it_takes():

@@ -1,16 +1,24 @@
 """The Check pages: every verdict of every engine (its JUDGES) as a form built from the verdict's
 request schema, filled from a game where a field has its name, answered with the verdict, its
-reading and the rulings it cites; refusals shown on the page, never a 500."""
+reading and the rulings it cites; refusals shown on the page, never a 500. Every registered game is
+covered (a game without verdicts has an empty page); a verdict whose request schema declares an
+example is asked it through the page."""
 from __future__ import annotations
 
 import html as htmllib
+import json
 import re
+import sys
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 from web_helpers import table_phone
 
 from referee.rules import ENGINES
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rules"))
+from players import table_for  # noqa: E402
 
 
 def csrf(client, path: str) -> str:
@@ -116,10 +124,35 @@ def test_a_refused_verdict_shows_the_refusal_and_its_ruling(client, name, verdic
     assert 'id="answer"' not in page
 
 
+EXAMPLES = [(name, verdict) for name, engine in ENGINES.items() for verdict, judge in engine.JUDGES.items()
+            if judge.request.get("example") is not None]
+
+
+def form_text(value) -> str:
+    """A request value as the page's field takes it: card codes separated by spaces, else as it is
+    written (a number, a text), else JSON."""
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return " ".join(value)
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+@pytest.mark.parametrize("name, verdict", EXAMPLES, ids=[f"{n}-{v}" for n, v in EXAMPLES])
+def test_a_verdicts_declared_example_is_answered_through_the_page(client, name, verdict):
+    engine = ENGINES[name]
+    example = engine.JUDGES[verdict].request["example"]
+    response, page = post(client, name, verdict, {field: form_text(value) for field, value in example.items()})
+    assert response.status_code == 200, page
+    answer = answer_of(page)
+    assert str(engine.JUDGES[verdict].fn(example)["says"]) in answer
+    assert any(ruling_link(name, rule) in answer for rule in engine.RULINGS)
+
+
 @pytest.mark.parametrize("name", list(ENGINES))
 @pytest.mark.parametrize("junk", ["", "abc", "-", "9" * 40, "1e9", "[[[", "{\"a\": 1}", "\x00", "x" * 5_000,
                                   "true", "null", "3\n\n4", "²"])
 def test_no_input_is_a_500(client, name, junk):
+    if not ENGINES[name].JUDGES:
+        pytest.skip(f"{name} has no verdicts")
     token = csrf(client, f"/check/{name}")
     for verdict, judge in ENGINES[name].JUDGES.items():
         form = {field: junk for field in judge.request.get("properties", {})}
@@ -158,7 +191,7 @@ def test_a_game_fills_the_fields_of_the_same_name(api, client):
 
 def test_each_game_page_links_to_its_check_page(api, client):
     for name, engine in ENGINES.items():
-        game = api.create(name, ["Ann", "Bob", "Cy", "Di"][:max(2, engine.PLAYERS[0])])
+        game = api.create(name, table_for(engine))
         page = htmllib.unescape(client.get(f"/g/{game['id']}").get_data(as_text=True))
         assert f'href="/check/{name}?game={game["id"]}"' in page
 
