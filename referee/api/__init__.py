@@ -7,12 +7,14 @@ from http import HTTPStatus
 import yaml
 from flask import Flask, g, request, send_from_directory
 from flask_smorest import Api
+from flask_smorest.spec import openapi_cli
 from sqlalchemy import text
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from referee import deadlines
 from referee.api import (declared, errors, events, followers, games, groups, judge, limits, links, movers, records,
                          rules_info)
+from referee.api.examples import optional_example, write_examples
 from referee.api.schemas import GameSchema, ProblemSchema
 from referee.models import db
 from referee.texts import N_, T, Text
@@ -34,14 +36,19 @@ class RefereeApi(Api):
         # UNPROCESSABLE_ENTITY) and a default one; but errors are problem+json here.
         from flask_smorest.utils import prepare_response
 
-        named = [(status.name, status.phrase, status >= 400, errors.ERROR_HEADERS.get(status))
+        # named before any response refers to it, with the refusal most met as its example
+        self.spec.components.schema("Problem", optional_example("problem illegal move"), schema=ProblemSchema)
+        named = [(status.name, status.phrase, status >= 400, errors.ERROR_HEADERS.get(status), status)
                  for status in HTTPStatus]
         default = (self.DEFAULT_ERROR_RESPONSE_NAME, "Error (a 503, the database unavailable, says when to try "
-                                                     "again in Retry-After)", True, errors.RETRY_AFTER)
-        for name, description, is_error, headers in named + [default]:
+                                                     "again in Retry-After)", True, errors.RETRY_AFTER, 503)
+        for name, description, is_error, headers, status in named + [default]:
             response = {"description": description}
             if is_error:
                 response["schema"] = ProblemSchema
+                refusal = errors.problem_example(status)
+                if refusal is not None:
+                    response["example"] = refusal
                 prepare_response(response, self.spec, errors.PROBLEM)
             if headers:
                 response["headers"] = headers
@@ -136,6 +143,7 @@ def _depth(value, level: int = 0) -> int:
 
 def init_app(app: Flask) -> None:
     configure_openapi(app)
+    openapi_cli.add_command(write_examples)  # flask openapi examples, beside flask-smorest's write
     limits.limiter.init_app(app)
     api = RefereeApi(app)
     api.spec.components.schema("Game", schema=GameSchema)  # what every game's state shares

@@ -1,8 +1,11 @@
 """The OpenAPI components read from each engine's declarations: its moves (one schema per move type,
-joined in a ``oneOf`` with a ``type`` discriminator), its options, its state and its verdicts, each
-named after the game in CamelCase (for a game ``high-card``: ``HighCardShow``, ``HighCardMove``, ``HighCardState``).
-Built when the app starts, from whatever engines are registered then: a new game needs nothing here."""
+joined in a ``oneOf`` with a ``type`` discriminator), its options, its state, its move log and its
+verdicts, each named after the game in CamelCase (for a game ``high-card``: ``HighCardShow``,
+``HighCardMove``, ``HighCardState``, ``HighCardMoveLog``). Built when the app starts, from whatever
+engines are registered then: a new game needs nothing here."""
 from __future__ import annotations
+
+from itertools import product
 
 from referee.rules import ENGINES, vocabulary
 from referee.rules.fields import nullable
@@ -30,6 +33,76 @@ def option_schema(info: dict) -> dict:
         schema["default"] = info["default"]
     schema["description"] = info.get("description", "")
     return schema
+
+
+def hideable(move) -> list[str]:
+    """The fields that a logged move of this type may leave out (G-5, ``Move.private``), in the
+    move's order: what ``private`` names for every combination of the values of the move's fields
+    that have a list of them (which hand a card came from, say), the others null. A ``private``
+    that needs more than that to answer may leave out any of the move's fields."""
+    if move.private is None:
+        return []
+    listed = [(field.name, field.schema()["enum"]) for field in move.fields if "enum" in field.schema()]
+    named: set[str] = set()
+    try:
+        for values in product(*(values for _, values in listed)):
+            named.update(move.private({**dict.fromkeys(move.field_names()),
+                                       **dict(zip((name for name, _ in listed), values))}))
+    except (LookupError, TypeError, ValueError, AttributeError):
+        named = set(move.field_names())
+    return [name for name in move.field_names() if name in named]
+
+
+HIDDEN = ("The fields left out (G-5: the cards put face down, which nobody at the table has seen); present only "
+          "when some are, and never in the whole record that the game's token exports once the game is over.")
+NEXT_PAGE = {"type": "string", "nullable": True,
+             "description": "The next page's whole URL (as in the Link header), or null on the last page."}
+
+
+def logged_components(engine, prefix: str) -> dict[str, dict]:
+    """The game's move log (``GET /games/{game_id}/moves``): each entry's move is one of the game's
+    moves as it was made, the player named; a move type with private fields (``hideable``) has a
+    schema of its own for the log, ``<Game><Move>Logged``, where they may be left out and named in
+    ``hidden``."""
+    schemas: dict[str, dict] = {}
+    mapping = {}
+    for kind, move in engine.MOVES.items():
+        name = prefix + camel(kind)
+        hidden = hideable(move)
+        if hidden:
+            made = move.schema(kind)
+            name += "Logged"
+            schemas[name] = {
+                **made, "description": f"{made['description']}, as the log shows it: {', '.join(hidden)} left out "
+                                       "while nobody at the table has seen them, and named in `hidden`.",
+                "properties": {**made["properties"], "hidden": {"type": "array", "minItems": 1, "description": HIDDEN,
+                                                                 "items": {"type": "string", "enum": hidden}}},
+                "required": [field for field in made["required"] if field not in hidden],
+            }
+        mapping[kind] = ref(name)["$ref"]
+    schemas[prefix + "LoggedMove"] = {
+        "description": f"A move of {engine.TITLE} as the log keeps it: as it was made, with the player named "
+                       f"where the move left it implied (G-1).",
+        "oneOf": [{"$ref": target} for target in dict.fromkeys(mapping.values())],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+    schemas[prefix + "LogEntry"] = {
+        "type": "object", "required": ["seq", "version", "move", "voided", "created_at"], "properties": {
+            "seq": {"type": "integer", "description": "Position in the log, voided moves included."},
+            "version": {"type": "integer", "description": "The game version this move produced."},
+            "move": ref(prefix + "LoggedMove"),
+            "voided": {"type": "boolean", "description": "Undone: the move stays in the log, out of effect."},
+            "created_at": {"type": "string", "format": "date-time",
+                           "description": "When it was made (ISO 8601, UTC, with its offset)."}}}
+    schemas[prefix + "MoveLog"] = {
+        "type": "object", "description": f"A page of the move log of a {engine.TITLE} game.",
+        "required": ["id", "game", "version", "moves", "next"], "properties": {
+            "id": {"type": "string"},
+            "game": {"type": "string", "enum": [engine.NAME]},
+            "version": {"type": "integer", "description": "Moves in effect now."},
+            "moves": {"type": "array", "items": ref(prefix + "LogEntry"), "description": "In log order."},
+            "next": NEXT_PAGE}}
+    return schemas
 
 
 def engine_components(engine) -> dict[str, dict]:
@@ -65,6 +138,7 @@ def engine_components(engine) -> dict[str, dict]:
             "type": "string", "description": "Shown once: the Bearer token for every write on this game, and for "
                                              "its table links (POST /games/{game_id}/token replaces it)."}}}],
     }
+    schemas.update(logged_components(engine, prefix))
     for verdict, judge in engine.JUDGES.items():
         schemas[prefix + camel(verdict) + "VerdictRequest"] = judge.request
         schemas[prefix + camel(verdict) + "Verdict"] = judge.response
@@ -83,6 +157,12 @@ def components() -> dict[str, dict]:
         "oneOf": [ref(camel(name) + "State") for name in ENGINES],
         "discriminator": {"propertyName": "game",
                           "mapping": {name: ref(camel(name) + "State")["$ref"] for name in ENGINES}},
+    }
+    schemas["AnyMoveLog"] = {
+        "description": "A page of a game's move log, typed by its 'game'.",
+        "oneOf": [ref(camel(name) + "MoveLog") for name in ENGINES],
+        "discriminator": {"propertyName": "game",
+                          "mapping": {name: ref(camel(name) + "MoveLog")["$ref"] for name in ENGINES}},
     }
     schemas["AnyCreatedGame"] = {
         "description": "A game just made (created or imported), typed by its 'game', with its token.",

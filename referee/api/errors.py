@@ -50,12 +50,29 @@ ERROR_HEADERS = {412: {"ETag": _header("The game's ETag now (quoted).")}, 429: {
                  503: RETRY_AFTER}
 
 
-def problem_response(blp, status: int, description: str):
-    """Documents an error response of a flask-smorest view as problem+json, with its headers."""
+# The example of each status's refusal (referee.api.examples), where one refusal stands for them all;
+# a 409 says a different thing on each route, and names its own (``problem_response``'s ``example``).
+PROBLEM_EXAMPLES = {400: "problem malformed", 401: "problem no token", 403: "problem wrong token",
+                    404: "problem no game", 412: "problem stale version", 413: "problem too large",
+                    415: "problem not json", 422: "problem invalid input", 429: "problem too many games",
+                    503: "problem database unavailable"}
+
+
+def problem_example(status: int, name: str | None = None):
+    """The example refusal ``name``, else the one of ``status`` (None: the Problem schema's own)."""
+    from referee.api.examples import example
+
+    name = name or PROBLEM_EXAMPLES.get(status)
+    return example(name) if name else None
+
+
+def problem_response(blp, status: int, description: str, example: str | None = None):
+    """Documents an error response of a flask-smorest view as problem+json, with its headers and an
+    example (``example`` names one of referee.api.examples; by default the status's)."""
     from referee.api.schemas import ProblemSchema
 
     return blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM, description=description,
-                            headers=ERROR_HEADERS.get(status))
+                            headers=ERROR_HEADERS.get(status), example=problem_example(status, example))
 
 
 def database_unavailable(error: Exception):

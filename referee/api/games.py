@@ -7,9 +7,10 @@ from flask.views import MethodView
 from referee import groups, store
 from referee.api.blueprint import GAME_TOKEN, GROUP_TOKEN, Blueprint, optional
 from referee.api.errors import ETAG, RATE_LIMIT, problem_response
+from referee.api.examples import example, optional_example
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
-    CreateGameSchema, GameQuerySchema, MoveLogQuerySchema, MoveLogSchema,
+    CreateGameSchema, GameQuerySchema, MoveLogQuerySchema,
 )
 from referee.models import aware
 from referee.rules import get_engine
@@ -39,6 +40,29 @@ def documented_write(view):
     for status, description in WRITE_REFUSALS:
         view = problem_response(blp, status, description)(view)
     return blp.doc(parameters=WRITE_HEADERS, security=GAME_TOKEN)(view)
+
+
+# What a client can do next with a game an answer names (OpenAPI links: generated clients and
+# schemathesis's stateful run follow them), by operationId.
+GAME_OPERATIONS = {
+    "getGame": "Its public state.", "applyMove": "Make a move (the game's token).",
+    "undoMove": "Undo the last move (the game's token).", "getMoveLog": "Its move log.",
+    "followGame": "Follow it live.", "exportGame": "Its record.", "exportScoreSheet": "Its score sheet.",
+    "listLinks": "Its table links and phones (the game's token).",
+    "createLink": "Make a table link (the game's token).",
+    "rotateToken": "Replace its token (the game's token).", "rematch": "The next game at the table (the game's token).",
+}
+
+
+def game_links(game_id: str = "$response.body#/id", *operations: str) -> dict:
+    """The links from an answer that names a game (``game_id``: where it names it, as an OpenAPI
+    runtime expression) to ``operations`` on it (all of GAME_OPERATIONS by default)."""
+    return {operation: {"operationId": operation, "parameters": {"game_id": game_id},
+                        "description": GAME_OPERATIONS[operation]}
+            for operation in operations or GAME_OPERATIONS}
+
+
+SAME_GAME = "$request.path.game_id"
 
 
 def next_link(url: str | None) -> dict:
@@ -118,13 +142,15 @@ def _written(result: store.WriteResult):
 @blp.route("/games")
 class Games(MethodView):
     @limit_game_creation
-    @blp.doc(operationId="createGame", security=optional(GROUP_TOKEN))  # the group's, for a game in a group
-    @blp.arguments(CreateGameSchema)
-    @blp.response(201, "AnyCreatedGame", headers={"Location": {"schema": {"type": "string"}}, **ETAG, **RATE_LIMIT})
-    @problem_response(blp, 401, "A group named without its token")
-    @problem_response(blp, 403, "Wrong token for the group named")
-    @problem_response(blp, 404, "No such group")
-    @problem_response(blp, 422, "Invalid players or options")
+    @blp.doc(operationId="createGame", security=optional(GROUP_TOKEN),  # the group's, for a game in a group
+             responses={201: {"links": game_links()}})
+    @blp.arguments(CreateGameSchema, example=example("createGame request"))
+    @blp.response(201, "AnyCreatedGame", headers={"Location": {"schema": {"type": "string"}}, **ETAG, **RATE_LIMIT},
+                  example=example("createGame 201"))
+    @problem_response(blp, 401, "A group named without its token", "problem group token needed")
+    @problem_response(blp, 403, "Wrong token for the group named", "problem wrong group token")
+    @problem_response(blp, 404, "No such group", "problem no group")
+    @problem_response(blp, 422, "Invalid players or options", "problem invalid players")
     @problem_response(blp, 429, "Too many games created from this address")
     def post(self, data):
         """Create a game: returns its id, its token (shown once) and the starting state."""
@@ -146,7 +172,7 @@ IF_NONE_MATCH = {"in": "header", "name": "If-None-Match", "required": False, "sc
 class GameResource(MethodView):
     @blp.doc(operationId="getGame")
     @blp.arguments(GameQuerySchema(), location="query")  # one instance, not one per request
-    @blp.response(200, "AnyGame", headers=ETAG)
+    @blp.response(200, "AnyGame", headers=ETAG, example=example("getGame 200"))
     @blp.alt_response(304, description="Not modified (If-None-Match names this state's ETag)")
     @problem_response(blp, 404, "No such game")
     def get(self, query, game_id):
@@ -175,10 +201,11 @@ class GameResource(MethodView):
 
 @blp.route("/games/<game_id>/moves")
 class Moves(MethodView):
-    @blp.doc(operationId="getMoveLog")
+    @blp.doc(operationId="getMoveLog", responses={200: {"links": game_links(SAME_GAME, "getGame", "applyMove")}})
     @blp.arguments(MoveLogQuerySchema, location="query", as_kwargs=True)
-    @blp.response(200, MoveLogSchema, headers={"Link": {"schema": {"type": "string"}, "description":
-                                                        'rel="next": the next page, when there is one'}})
+    @blp.response(200, "AnyMoveLog", headers={"Link": {"schema": {"type": "string"}, "description":
+                                                        'rel="next": the next page, when there is one'}},
+                  example=example("getMoveLog 200"))
     @problem_response(blp, 404, "No such game")
     def get(self, game_id, after, limit):
         """The move log, in order, with each move's version and voided moves marked; a page at a
@@ -190,16 +217,21 @@ class Moves(MethodView):
                   "created_at": aware(m.created_at).isoformat()} for m in page[:limit]]
         following = url_for("games.Moves", game_id=game.id, after=moves[-1]["seq"], limit=limit,
                             _external=True) if len(page) > limit else None
-        return {"id": game.id, "version": game.version, "moves": moves, "next": following}, 200, next_link(following)
+        # a Response: the spec's AnyMoveLog is no marshmallow schema for flask-smorest to dump with
+        response = jsonify({"id": game.id, "game": game.game, "version": game.version, "moves": moves,
+                            "next": following})
+        response.headers.update(next_link(following))
+        return response
 
     @blp.doc(operationId="applyMove", requestBody={"required": True, "content": {"application/json": {
-        "schema": {"$ref": "#/components/schemas/AnyMove"}}}})
-    @blp.response(201, "AnyGame", headers=ETAG)
+        "schema": {"$ref": "#/components/schemas/AnyMove"}, **optional_example("applyMove request")}}},
+        responses={201: {"links": game_links(SAME_GAME, "applyMove", "undoMove", "getGame", "getMoveLog")}})
+    @blp.response(201, "AnyGame", headers=ETAG, example=example("applyMove 201"))
     @documented_write
     @problem_response(blp, 400, "Malformed request")
     @problem_response(blp, 413, "Body too large")
     @problem_response(blp, 415, "Not JSON")
-    @problem_response(blp, 422, "Illegal move (with the ruling id in 'rule'), or invalid input")
+    @problem_response(blp, 422, "Illegal move (with the ruling id in 'rule'), or invalid input", "problem illegal move")
     def post(self, game_id):
         """Apply one move; it is checked against the rules first and changes nothing when refused."""
         move = request.get_json()  # the whole object: the engine's declared fields check every part
@@ -208,10 +240,11 @@ class Moves(MethodView):
 
 @blp.route("/games/<game_id>/undo")
 class Undo(MethodView):
-    @blp.doc(operationId="undoMove")
-    @blp.response(200, "AnyGame", headers=ETAG)
+    @blp.doc(operationId="undoMove", responses={200: {"links": game_links(SAME_GAME, "applyMove", "undoMove",
+                                                                           "getMoveLog")}})
+    @blp.response(200, "AnyGame", headers=ETAG, example=example("undoMove 200"))
     @documented_write
-    @problem_response(blp, 409, "Nothing to undo")
+    @problem_response(blp, 409, "Nothing to undo", "problem nothing to undo")
     def post(self, game_id):
         """Void the last move in effect and rebuild the state from the log."""
         return _written(store.undo(write_request(game_id, None)))

@@ -10,7 +10,8 @@ from flask.views import MethodView
 from referee import groups, store
 from referee.api.blueprint import GAME_TOKEN, GROUP_TOKEN, Blueprint
 from referee.api.errors import problem_response
-from referee.api.games import _game_response, bearer_token, next_link
+from referee.api.examples import example
+from referee.api.games import _game_response, bearer_token, game_links, next_link
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
     CreatedGroupSchema,
@@ -29,10 +30,26 @@ blp = Blueprint("groups", __name__, url_prefix="/api/v1",
 NO_STORE = {"Cache-Control": "no-store"}  # answers that carry a token are kept by no cache
 
 
+# What a client can do next with a group just made (OpenAPI links, as games.game_links)
+GROUP_LINKS = {
+    **{operation: {"operationId": operation, "parameters": {"group_id": "$response.body#/id"}, "description": text}
+       for operation, text in [("getGroup", "The group."), ("renameGroup", "Rename it (the group's token)."),
+                               ("renamePlayer", "Rename a player in its history (the group's token)."),
+                               ("rotateGroupToken", "Replace its token (the group's token)."),
+                               ("listGroupGames", "Its games."), ("getGroupStats", "Its stats."),
+                               ("exportGroup", "Its games and stats as CSV.")]},
+    "createGame": {"operationId": "createGame", "requestBody": {"group": "$response.body#/id"},
+                   "description": "Create a game in the group (the group's token), the body's other members as "
+                                  "createGame says."},
+}
+
+
 def with_group_token(view):
-    for status, description in [(401, "No token"), (403, "Wrong token (another group's, or a game's)"),
-                                (404, "No such group")]:
-        view = problem_response(blp, status, description)(view)
+    for status, description, refusal in [(401, "No token", "problem no group token"),
+                                         (403, "Wrong token (another group's, or a game's)",
+                                          "problem wrong group token"),
+                                         (404, "No such group", "problem no group")]:
+        view = problem_response(blp, status, description, refusal)(view)
     return blp.doc(security=GROUP_TOKEN)(view)
 
 
@@ -46,9 +63,10 @@ def with_body(view):
 @blp.route("/groups")
 class Groups(MethodView):
     @limit_game_creation  # one budget per address with the creation of games
-    @blp.doc(operationId="createGroup")
-    @blp.arguments(GroupNameSchema)
-    @blp.response(201, CreatedGroupSchema, headers={"Location": {"schema": {"type": "string"}}})
+    @blp.doc(operationId="createGroup", responses={201: {"links": GROUP_LINKS}})
+    @blp.arguments(GroupNameSchema, example=example("createGroup request"))
+    @blp.response(201, CreatedGroupSchema, headers={"Location": {"schema": {"type": "string"}}},
+                  example=example("createGroup 201"))
     @with_body
     @problem_response(blp, 429, "Too many games and groups created from this address")
     def post(self, data):
@@ -62,15 +80,15 @@ class Groups(MethodView):
 @blp.route("/groups/<group_id>", endpoint="Group")
 class GroupResource(MethodView):
     @blp.doc(operationId="getGroup")
-    @blp.response(200, GroupSchema)
-    @problem_response(blp, 404, "No such group")
+    @blp.response(200, GroupSchema, example=example("getGroup 200"))
+    @problem_response(blp, 404, "No such group", "problem no group")
     def get(self, group_id):
         """The group: its name, how many games, its players (as renamed) and its renames."""
         return groups.describe(groups.get_group(group_id))
 
     @blp.doc(operationId="renameGroup")
-    @blp.arguments(GroupNameSchema)
-    @blp.response(200, GroupSchema)
+    @blp.arguments(GroupNameSchema, example=example("renameGroup request"))
+    @blp.response(200, GroupSchema, example=example("renameGroup 200"))
     @with_group_token
     @with_body
     def patch(self, data, group_id):
@@ -81,7 +99,7 @@ class GroupResource(MethodView):
 @blp.route("/groups/<group_id>/token")
 class GroupToken(MethodView):
     @blp.doc(operationId="rotateGroupToken")
-    @blp.response(200, RotatedTokenSchema)
+    @blp.response(200, RotatedTokenSchema, example=example("rotateGroupToken 200"))
     @with_group_token
     @with_body
     def post(self, group_id):
@@ -93,12 +111,12 @@ class GroupToken(MethodView):
 @blp.route("/groups/<group_id>/renames")
 class Renames(MethodView):
     @blp.doc(operationId="renamePlayer")
-    @blp.arguments(RenameSchema)
-    @blp.response(201, GroupSchema)
+    @blp.arguments(RenameSchema, example=example("renamePlayer request"))
+    @blp.response(201, GroupSchema, example=example("renamePlayer 201"))
     @with_group_token
     @with_body
     @problem_response(blp, 409, "The name is another player's (merge needed or refused), or an earlier name of "
-                                "another player")
+                                "another player", "problem name taken")
     def post(self, data, group_id):
         """Rename a player of the group in its whole history (its listings and stats; the games keep the
         names their moves use). A name that is another player's is a merge: say `"merge": true`."""
@@ -108,11 +126,13 @@ class Renames(MethodView):
 
 @blp.route("/groups/<group_id>/games")
 class GroupGames(MethodView):
-    @blp.doc(operationId="listGroupGames")
+    @blp.doc(operationId="listGroupGames",
+             responses={200: {"links": game_links("$response.body#/games/0/id", "getGame", "getMoveLog")}})
     @blp.arguments(GroupGamesQuerySchema, location="query")
     @blp.response(200, GroupGamesSchema, headers={"Link": {"schema": {"type": "string"}, "description":
-                                                           'rel="next": the next page, when there is one'}})
-    @problem_response(blp, 404, "No such group")
+                                                           'rel="next": the next page, when there is one'}},
+                  example=example("listGroupGames 200"))
+    @problem_response(blp, 404, "No such group", "problem no group")
     def get(self, query, group_id):
         """The group's games, newest first, with their players as renamed, status, winners and standings;
         filtered by `game`, `status`, `player` (any of their names), `updated_since`; a page at a time, the
@@ -133,13 +153,15 @@ class GroupGames(MethodView):
 
 @blp.route("/games/<game_id>/rematch")
 class Rematch(MethodView):
-    @blp.doc(operationId="rematch", security=GAME_TOKEN)
-    @blp.arguments(RematchSchema, required=False)
-    @blp.response(201, "AnyCreatedGame", headers={"Location": {"schema": {"type": "string"}}})
+    @blp.doc(operationId="rematch", security=GAME_TOKEN, responses={201: {"links": game_links()}})
+    @blp.arguments(RematchSchema, required=False, example=example("rematch request"))
+    @blp.response(201, "AnyCreatedGame", headers={"Location": {"schema": {"type": "string"}}},
+                  example=example("rematch 201"))
     @problem_response(blp, 401, "No token")
     @problem_response(blp, 403, "Wrong token")
     @problem_response(blp, 404, "No such game")
-    @problem_response(blp, 409, "The game has its rematch already (named in `rematch`), or is not over")
+    @problem_response(blp, 409, "The game has its rematch already (named in `rematch`), or is not over",
+                      "problem rematch exists")
     @with_body
     def post(self, data, game_id):
         """The next game at the table: the same game, players and options, the first deal one seat on

@@ -6,11 +6,18 @@ from flask.views import MethodView
 
 from referee.api.blueprint import Blueprint
 from referee.api.declared import camel, ref
+from referee.api.errors import PROBLEM, problem_example
+from referee.api.examples import optional_example
 from referee.rules import ENGINES
 from referee.rules.base import InvalidInput
 from referee.texts import N_
 
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+
+
+def refusal(description: str, example) -> dict:
+    shown = {} if example is None else {"example": example}
+    return {"description": description, "content": {PROBLEM: {"schema": PROBLEM_REF, **shown}}}
 
 
 def _view(judge):
@@ -28,13 +35,15 @@ def _register(blp: Blueprint, game: str, verdict: str, judge) -> None:
     doc = {
         "summary": judge.summary,
         "operationId": f"judge{name}",
-        "requestBody": {"required": True, "content": {"application/json": {"schema": ref(name + "Request")}}},
+        "requestBody": {"required": True, "content": {"application/json": {
+            "schema": ref(name + "Request"), **optional_example(f"judge {game}/{verdict} request")}}},
         "responses": {
-            "200": {"description": "The verdict", "content": {"application/json": {"schema": ref(name)}}},
-            "400": {"description": "Malformed JSON", "content": {"application/problem+json": {"schema": PROBLEM_REF}}},
-            "415": {"description": "Not JSON", "content": {"application/problem+json": {"schema": PROBLEM_REF}}},
-            "422": {"description": "Invalid input (unknown card, wrong type, impossible cards)",
-                    "content": {"application/problem+json": {"schema": PROBLEM_REF}}},
+            "200": {"description": "The verdict", "content": {"application/json": {
+                "schema": ref(name), **optional_example(f"judge {game}/{verdict} 200")}}},
+            "400": refusal("Malformed JSON", problem_example(400)),
+            "415": refusal("Not JSON", problem_example(415)),
+            "422": refusal("Invalid input (unknown card, wrong type, impossible cards)",
+                           problem_example(422, "problem invalid verdict")),
             "default": {"$ref": "#/components/responses/DEFAULT_ERROR"},
         },
     }

@@ -7,6 +7,7 @@ from flask.views import MethodView
 from referee import links
 from referee.api.blueprint import GAME_TOKEN, Blueprint
 from referee.api.errors import problem_response
+from referee.api.examples import example
 from referee.api.games import bearer_token
 from referee.api.schemas import CreatedLinkSchema, CreateLinkSchema, CredentialListSchema, RotatedTokenSchema
 
@@ -32,16 +33,19 @@ def with_body(view):
 @blp.route("/games/<game_id>/links")
 class Links(MethodView):
     @blp.doc(operationId="listLinks")
-    @blp.response(200, CredentialListSchema)
+    @blp.response(200, CredentialListSchema, example=example("listLinks 200"))
     @with_token
     def get(self, game_id):
         """Every table link and phone of the game, with what each joined through and whether it is
         revoked; never a secret."""
         return {"links": [links.describe(c) for c in links.list_all(game_id, bearer_token())]}
 
-    @blp.doc(operationId="createLink")
-    @blp.arguments(CreateLinkSchema, required=False)
-    @blp.response(201, CreatedLinkSchema)
+    @blp.doc(operationId="createLink", responses={201: {"links": {"revokeLink": {
+        "operationId": "revokeLink",
+        "parameters": {"game_id": "$request.path.game_id", "link_id": "$response.body#/id"},
+        "description": "Revoke the link (and the phones that joined through it)."}}}})
+    @blp.arguments(CreateLinkSchema, required=False, example=example("createLink request"))
+    @blp.response(201, CreatedLinkSchema, example=example("createLink 201"))
     @with_token
     @with_body
     @problem_response(blp, 409, "Too many links and phones in use")
@@ -69,7 +73,7 @@ class Link(MethodView):
 @blp.route("/games/<game_id>/token")
 class Token(MethodView):
     @blp.doc(operationId="rotateToken")
-    @blp.response(200, RotatedTokenSchema)
+    @blp.response(200, RotatedTokenSchema, example=example("rotateToken 200"))
     @with_token
     @with_body
     def post(self, game_id):

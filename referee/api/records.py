@@ -9,7 +9,8 @@ from marshmallow import ValidationError
 from referee import groups, records, stats, store
 from referee.api.blueprint import GAME_TOKEN, GROUP_TOKEN, Blueprint, optional
 from referee.api.errors import ETAG, RATE_LIMIT, _validation_detail, problem, problem_response
-from referee.api.games import _game_response, bearer_token
+from referee.api.examples import example, optional_example
+from referee.api.games import _game_response, bearer_token, game_links
 from referee.api.limits import limit_game_creation
 from referee.api.schemas import (
     GameRecordSchema,
@@ -56,8 +57,11 @@ def _complete_allowed(game) -> bool:
 
 @blp.route("/games/<game_id>/export")
 class ExportGame(MethodView):
-    @blp.doc(operationId="exportGame", security=optional(GAME_TOKEN))
-    @blp.response(200, GameRecordSchema)
+    @blp.doc(operationId="exportGame", security=optional(GAME_TOKEN), responses={200: {"links": {"importGame": {
+        "operationId": "importGame", "requestBody": "$response.body",
+        "description": "Import the record as a new game (a whole record: exported with the token once the game "
+                       "is over)."}}}})
+    @blp.response(200, GameRecordSchema, example=example("exportGame 200"))
     @problem_response(blp, 401, "An Authorization header without a token")
     @problem_response(blp, 403, "Wrong token")
     @problem_response(blp, 404, "No such game")
@@ -80,7 +84,7 @@ class ExportScoreSheet(MethodView):
     @blp.doc(operationId="exportScoreSheet", responses={200: {
         "description": "The score sheet: a header row (the round's name, then the players in seat order), "
                        "one row per finished round, and a last row 'total' with the game's standings.",
-        "content": {CSV: {"schema": {"type": "string"}}}}})
+        "content": {CSV: {"schema": {"type": "string"}, **optional_example("exportScoreSheet 200")}}}})
     @problem_response(blp, 404, "No such game")
     def get(self, game_id):
         """The game's score sheet as CSV (text that a spreadsheet would read as a formula is quoted
@@ -92,17 +96,21 @@ class ExportScoreSheet(MethodView):
 @blp.route("/games/import", endpoint="ImportGame")
 class ImportGame(MethodView):
     @limit_game_creation
-    @blp.doc(operationId="importGame", security=optional(GROUP_TOKEN), requestBody={"required": True, "content": {
-        "application/json": {"schema": {"$ref": "#/components/schemas/GameRecord"}}}})
-    @blp.response(201, "AnyCreatedGame", headers={"Location": {"schema": {"type": "string"}}, **ETAG, **RATE_LIMIT})
+    @blp.doc(operationId="importGame", security=optional(GROUP_TOKEN), responses={201: {"links": game_links()}},
+             requestBody={"required": True, "content": {
+        "application/json": {"schema": {"$ref": "#/components/schemas/GameRecord"},
+                             **optional_example("importGame request")}}})
+    @blp.response(201, "AnyCreatedGame", headers={"Location": {"schema": {"type": "string"}}, **ETAG, **RATE_LIMIT},
+                  example=example("importGame 201"))
     @problem_response(blp, 400, "Malformed request")
-    @problem_response(blp, 401, "The record names a group, and no token was sent")
-    @problem_response(blp, 403, "Not the group's token")
-    @problem_response(blp, 404, "No such group")
+    @problem_response(blp, 401, "The record names a group, and no token was sent", "problem group token needed")
+    @problem_response(blp, 403, "Not the group's token", "problem wrong group token")
+    @problem_response(blp, 404, "No such group", "problem no group")
     @problem_response(blp, 413, "Body too large (IMPORT_MAX_BYTES)")
     @problem_response(blp, 415, "Not JSON")
     @problem_response(blp, 422, "Not a record this service reads, or a move the rules refuse: the first one is "
-                                "named (`index`, `seq`, its `rule` and the engine's detail); nothing is stored")
+                                "named (`index`, `seq`, its `rule` and the engine's detail); nothing is stored",
+                      "problem import refused")
     @problem_response(blp, 429, "Too many games created from this address")
     def post(self):
         """Import a game's record (as GET /games/{id}/export gives it, with the token): it is replayed
@@ -170,8 +178,8 @@ def _import_group(record: dict) -> str | None:
 class GroupStats(MethodView):
     @blp.doc(operationId="getGroupStats")
     @blp.arguments(StatsQuerySchema, location="query")
-    @blp.response(200, GroupStatsSchema)
-    @problem_response(blp, 404, "No such group")
+    @blp.response(200, GroupStatsSchema, example=example("getGroupStats 200"))
+    @problem_response(blp, 404, "No such group", "problem no group")
     def get(self, query, group_id):
         """The group's stats by game type, computed from its games (finished ones are scored): per player
         games, wins, win rate, average and best final total, best and worst round, the game's own figures;
@@ -186,9 +194,9 @@ class GroupExport(MethodView):
     @blp.doc(operationId="exportGroup", responses={200: {
         "description": "Three tables, separated by a blank row: the group's games (one row per game), the "
                        "stats (one row per game type and player) and who placed ahead of whom.",
-        "content": {CSV: {"schema": {"type": "string"}}}}})
+        "content": {CSV: {"schema": {"type": "string"}, **optional_example("exportGroup 200")}}}})
     @blp.arguments(StatsQuerySchema, location="query")
-    @problem_response(blp, 404, "No such group")
+    @problem_response(blp, 404, "No such group", "problem no group")
     def get(self, query, group_id):
         """The group's games and stats as CSV (text that a spreadsheet would read as a formula is quoted
         with a leading apostrophe)."""

@@ -6,6 +6,7 @@ from flask.views import MethodView
 
 from referee.api.blueprint import Blueprint
 from referee.api.errors import problem_response
+from referee.api.examples import example
 from referee.api.schemas import RulesSchema
 from referee.rules import ENGINES
 from referee.store import engine_for
@@ -32,7 +33,8 @@ def describe(name: str) -> dict:
 @blp.route("/rules")
 class AllRules(MethodView):
     @blp.doc(operationId="listRules")
-    @blp.response(200, RulesSchema(many=True))
+    @blp.response(200, RulesSchema(many=True), example=example("listRules 200"),
+                  description="Every game (the example shows one of them)")
     def get(self):
         """Every game the service referees."""
         return [describe(name) for name in ENGINES]
@@ -41,7 +43,7 @@ class AllRules(MethodView):
 @blp.route("/rules/<game>")
 class GameRules(MethodView):
     @blp.doc(operationId="getRules")
-    @blp.response(200, RulesSchema)
+    @blp.response(200, RulesSchema, example=example("getRules 200"))
     @problem_response(blp, 404, "No such game")
     def get(self, game):
         """One game's move types, options (with defaults) and ruling ids."""

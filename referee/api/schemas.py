@@ -115,25 +115,7 @@ class GameSchema(OpenSchema):
         "description": "The game this one is the rematch of, or null."})
 
 
-
-
-class LoggedMoveSchema(Schema):
-    seq = fields.Integer(metadata={"description": "Position in the log, voided moves included."})
-    version = fields.Integer(metadata={"description": "The game version this move produced."})
-    move = fields.Dict()
-    voided = fields.Boolean()
-    created_at = fields.String(metadata={"description": "When it was made (ISO 8601, UTC, with its offset).",
-                                         "format": "date-time"})
-
-
 NEXT_PAGE = {"description": "The next page's whole URL (as in the Link header), or null on the last page."}
-
-
-class MoveLogSchema(Schema):
-    id = fields.String()
-    version = fields.Integer()
-    moves = fields.List(fields.Nested(LoggedMoveSchema))
-    next = fields.String(allow_none=True, metadata=NEXT_PAGE)
 
 
 class GameQuerySchema(Schema):
@@ -238,8 +220,9 @@ class RecordMoveSchema(Schema):
     voided = fields.Boolean(required=True, truthy={True}, falsy={False}, metadata={
         "description": "Undone: a voided move stays in the log, out of effect."})
     payload = fields.Dict(required=True, metadata={
-        "description": "The move as it was sent (see AnyMove). Exported without the game's token, the fields "
-                       "G-5 hides are left out and named in `hidden`."})
+        "description": "The move as the log keeps it (the game's `<Game>LoggedMove`: as it was sent, the player "
+                       "named). Exported without the game's token, or before the end, the fields G-5 hides are "
+                       "left out and named in `hidden`."})
     created_at = fields.String(allow_none=True, validate=validate.Length(max=64), metadata={
         "description": "When it was made (ISO 8601)."})
 
