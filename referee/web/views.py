@@ -28,6 +28,7 @@ from referee.api.limits import limit_game_creation
 from referee.rules import ENGINES
 from referee.rules.base import RuleError
 from referee.web import chart, check, rules_pages
+from referee.web import live as page_stream
 from referee.web.games import FormError, allowed_players, allowed_values, pretty, ui_for
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static",
@@ -543,11 +544,28 @@ def game_page(game_id):
 
 @bp.get("/g/<game_id>/fragment")
 def fragment(game_id):
-    """The parts of the game page that change with each move, for the page's poller."""
+    """The parts of the game page that change with each move, for the page's poller (when its live
+    stream fails), rendered for this phone."""
     game = store.get_game(game_id)
     view = store.game_view(game)
     holder = table_key(game) is not None
     return render_template("fragment.html", **_page_context(game, view, holder))
+
+
+def shared_parts(game, holder: bool) -> dict[str, str]:
+    """The parts of the game page that change with each move (``page_stream.PARTS``), as every phone
+    of a kind (at the table or following) sees them in this request's language: shared by them all,
+    so with slots where a phone's own CSRF token and idempotency key go (app.js fills them in)."""
+    context = _page_context(game, store.game_view(game), holder)
+    context.update(refill={}, csrf_token=lambda: page_stream.CSRF_SLOT, idempotency_key=page_stream.KEY_SLOT)
+    return {part: render_template(f"_{part}.html", **context) for part in page_stream.PARTS}
+
+
+@bp.get("/g/<game_id>/live")
+def live_events(game_id):
+    """The game page's event stream: each move with the page's parts as they are now (``web.live``)."""
+    game = store.get_game(game_id)
+    return page_stream.stream(game.id, table_key(game) is not None, shared_parts)
 
 
 @bp.post("/g/<game_id>/move")

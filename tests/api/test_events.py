@@ -1,5 +1,6 @@
 """A game's live events (issue 15): GET /api/v1/games/{id}/events streams every committed move and
-undo with the new version, ETag and revision (the event id), resumable with Last-Event-ID."""
+undo with the new version, ETag and revision (the event id), resumable with Last-Event-ID; each
+event carries the table itself, as GET /api/v1/games/{id} answers it (issue 36)."""
 from __future__ import annotations
 
 import json
@@ -7,13 +8,14 @@ import queue
 import threading
 import time
 
-import jsonschema
 import pytest
 import requests
+from openapi_schema_validator import OAS30Validator
 
-from referee import events
-from referee.models import db
+from referee import events, store
+from referee.api import events as api_events
 from referee.events import Change, Follower
+from referee.models import db
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 
@@ -56,8 +58,21 @@ def write(base: str, game: dict, path: str, body=None) -> requests.Response:
                          headers={"Authorization": f"Bearer {game['token']}"})
 
 
+def notice(data: dict) -> dict:
+    """An event's data without the state it carries."""
+    return {key: value for key, value in data.items() if key != "state"}
+
+
+def the_state_a_get_answers(base: str, game: dict, data: dict) -> None:
+    """The event's state is the GET's body, byte for byte once parsed, at the event's ETag."""
+    answer = requests.get(f"{base}/api/v1/games/{game['id']}")
+    assert answer.headers["ETag"] == f'"{data["etag"]}"'
+    assert data["state"] == answer.json()
+    assert data["state"]["etag"] == data["etag"] and data["state"]["version"] == data["version"]
+
+
 @pytest.mark.serial  # the first event is timed
-def test_moves_and_undo_arrive_as_events_with_version_etag_and_revision(live_server):
+def test_moves_and_undo_arrive_as_events_with_version_etag_revision_and_the_state(live_server):
     game = new_game(live_server)
     stream = Stream(f"{live_server}/api/v1/games/{game['id']}/events")
     try:
@@ -66,25 +81,31 @@ def test_moves_and_undo_arrive_as_events_with_version_etag_and_revision(live_ser
         time.sleep(0.2)
         started = time.monotonic()
         assert write(live_server, game, "moves", {"type": "play", "player": "Ann", "card": "8C"}).status_code == 201
-        assert stream.next() == ("move", "1", {"version": 1, "etag": "1", "revision": 1, "kind": "move"})
+        event, ident, data = stream.next()
+        assert (event, ident, notice(data)) == ("move", "1", {"version": 1, "etag": "1", "revision": 1, "kind": "move"})
         assert time.monotonic() - started < 1.0
+        the_state_a_get_answers(live_server, game, data)
+        assert data["state"]["total"] == 8 and data["state"]["to_play"] == "Bob"
         refused = write(live_server, game, "moves", {"type": "play", "player": "Ann", "card": "9C"})
         assert refused.status_code == 422  # a refusal changes nothing and says nothing
         assert write(live_server, game, "undo").status_code == 200
-        assert stream.next() == ("undo", "2", {"version": 0, "etag": "0-2", "revision": 2, "kind": "undo"})
+        event, ident, data = stream.next()
+        assert (event, ident, notice(data)) == ("undo", "2", {"version": 0, "etag": "0-2", "revision": 2, "kind": "undo"})
+        the_state_a_get_answers(live_server, game, data)
+        assert data["state"]["total"] == 0
         assert write(live_server, game, "moves", {"type": "play", "player": "Ann", "card": "5H"}).status_code == 201
         event, ident, data = stream.next()
         assert (event, ident, data["etag"]) == ("move", "3", "1-3")
-        # each event's data is what the spec's GameEvent says (issue 34: the stream was undescribed)
+        # each event's data is what the spec's GameEvent says (issue 34: the stream was undescribed),
+        # its state what the spec's AnyGame says
         spec = requests.get(f"{live_server}/openapi.json").json()
-        jsonschema.validate(data, spec["components"]["schemas"]["GameEvent"])
-        answer = requests.get(f"{live_server}/api/v1/games/{game['id']}")
-        assert answer.headers["ETag"] == f'"{data["etag"]}"'  # the event names the state the API shows
+        OAS30Validator({**spec["components"]["schemas"]["GameEvent"], "components": spec["components"]}).validate(data)
+        the_state_a_get_answers(live_server, game, data)
     finally:
         stream.close()
 
 
-def test_last_event_id_resumes_with_what_was_missed(live_server):
+def test_last_event_id_resumes_with_what_was_missed_and_the_table_now(live_server):
     game = new_game(live_server)
     for card in ("8C", "5H"):
         player = requests.get(f"{live_server}/api/v1/games/{game['id']}").json()["to_play"]
@@ -95,14 +116,95 @@ def test_last_event_id_resumes_with_what_was_missed(live_server):
     current = Stream(url, **{"Last-Event-ID": "2"})
     odd = Stream(url, **{"Last-Event-ID": "x" * 20})  # not one of ours: from now on
     try:
-        assert behind.next() == ("sync", "2", {"version": 2, "etag": "2", "revision": 2, "kind": "sync"})
+        event, ident, data = behind.next()
+        assert (event, ident, notice(data)) == ("sync", "2", {"version": 2, "etag": "2", "revision": 2, "kind": "sync"})
+        the_state_a_get_answers(live_server, game, data)  # a sync carries the table too
+        assert data["state"]["total"] == 13
         assert by_query.next()[:2] == ("sync", "2")
         for up_to_date in (current, odd):
             with pytest.raises(queue.Empty):
                 up_to_date.next(timeout=0.5)
+        # and the next write reaches a stream that resumed
+        assert write(live_server, game, "moves", {"type": "play", "card": "6D"}).status_code == 201
+        event, ident, data = current.next()
+        assert (event, ident) == ("move", "3")
+        the_state_a_get_answers(live_server, game, data)
     finally:
         for stream in (behind, by_query, current, odd):
             stream.close()
+
+
+def test_state_none_asks_for_notices_only_and_another_value_is_a_422(live_server, client):
+    game = new_game(live_server)
+    url = f"{live_server}/api/v1/games/{game['id']}/events"
+    notices = Stream(url + "?state=none&last_event_id=0")
+    try:
+        assert write(live_server, game, "moves", {"type": "play", "player": "Ann", "card": "8C"}).status_code == 201
+        assert notices.next() == ("move", "1", {"version": 1, "etag": "1", "revision": 1, "kind": "move"})
+    finally:
+        notices.close()
+    answer = client.get(f"/api/v1/games/{game['id']}/events?state=everything")
+    assert answer.status_code == 422 and answer.content_type.startswith("application/problem+json")
+
+
+def test_an_event_carries_the_newest_state_and_says_sync_when_it_is_past_the_write_that_woke_it(app, api):
+    """A follower keeps only the newest change, and by the time it is sent the game may have moved
+    on: the event carries the state read then, with that state's numbers, never an older one."""
+    game = api.create("ninety-nine", PLAYERS)
+    api.move(game, {"type": "play", "player": "Ann", "card": "8C"})
+    api.move(game, {"type": "play", "player": "Bob", "card": "5H"})
+    event = api_events.state_event(app)
+    sent, data = event(Change(game["id"], 1, 1, "move"))  # woken by the first move, sent after the second
+    assert sent == Change(game["id"], 2, 2, "sync")
+    parsed = json.loads(data)
+    assert notice(parsed) == {"kind": "sync", "version": 2, "etag": "2", "revision": 2}
+    assert parsed["state"] == api.state(game)
+    sent, data = event(Change(game["id"], 2, 2, "move"))  # the write itself: its kind
+    assert sent == Change(game["id"], 2, 2, "move") and json.loads(data)["state"] == api.state(game)
+
+
+def test_followers_of_a_game_share_one_encoding_of_each_state(app, api, monkeypatch):
+    game = api.create("ninety-nine", PLAYERS)
+    api.move(game, {"type": "play", "player": "Ann", "card": "8C"})
+    made = []
+    game_view = store.game_view
+    monkeypatch.setattr(store, "game_view", lambda *args, **kw: made.append(1) or game_view(*args, **kw))
+    store.views.put(game["id"], "stale", b"{}")  # no GET encoded it yet
+    change = Change(game["id"], 1, 1, "move")
+    followers = [api_events.state_event(app) for _ in range(4)]
+    start = threading.Barrier(len(followers))
+
+    def follow(event, out):
+        start.wait()
+        out.append(event(change))
+
+    sent: list = []
+    threads = [threading.Thread(target=follow, args=(event, sent)) for event in followers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert len(sent) == 4 and len({data for _, data in sent}) == 1
+    assert len(made) == 1  # four followers woken together, one state read and encoded
+    assert store.views.get(game["id"], "1") is not None  # and kept for the API's GET too
+    api.move(game, {"type": "play", "player": "Bob", "card": "5H"})
+    made.clear()  # (the move's own answer made one)
+    followers[0](Change(game["id"], 2, 2, "move"))
+    assert len(made) == 1  # a new state is encoded again
+
+
+def test_a_stream_whose_state_cannot_be_read_ends_for_the_client_to_resume(app, api, monkeypatch):
+    game = api.create("ninety-nine", PLAYERS)
+    api.move(game, {"type": "play", "player": "Ann", "card": "8C"})
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(api_events.states, "newest", broken)
+    with app.test_request_context(f"/api/v1/games/{game['id']}/events?last_event_id=0"):
+        response = api_events.follow(game["id"], api_events.state_event(app))
+    chunks = list(response.response)  # ends instead of hanging or raising
+    assert chunks == ["retry: 2000\n\n"]
 
 
 def test_an_unknown_game_is_a_404_problem(client):

@@ -412,3 +412,63 @@ def test_cards_queued_offline_one_after_another_go_to_the_players_they_imply(pho
         ("Ann", "7H"), ("Bob", "8S"), ("Cid", "2D")]
     expect(page.locator("#total")).to_have_text("30")  # 7 + 8, doubled by the 2 (N99-3)
     quiet(phone)
+
+
+def kept_text(page, path: str) -> str:
+    """The HTML the service worker keeps for ``path`` ("" when it keeps none)."""
+    return page.evaluate("""async (path) => {
+        for (const name of await caches.keys()) {
+            const kept = await (await caches.open(name)).match(location.origin + path, {ignoreVary: true});
+            if (kept) return await kept.text();
+        }
+        return "";
+    }""", path)
+
+
+@pytest.mark.browser
+def test_each_move_is_kept_for_offline_without_a_request(phones, live_server):
+    """Issue 36: a move reaches a page in its stream's event, and the page is kept for offline use
+    from that event too: not one request per move, the service worker's included (the context sees
+    those, the page does not). Reloaded without a network after the moves, each page shows the table
+    as it is now (without the refusal it showed once), and the table phone's kept forms (its own CSRF
+    token, the new version) still take a move entered offline."""
+    follower, table_at = phones(), phones()
+    game, table = table_phone(table_at, live_server, GAME, PLAYERS)
+    follower.goto(f"/g/{game['id']}")
+    path = f"/g/{game['id']}"
+    send_json(table, '{"type": "play", "player": "Ann", "card": "10D"}')  # refused: a 10 is declared (N99-3)
+    expect(table.locator("#refused")).to_contain_text("Ruling N99-3")
+    seen: list[str] = []
+    for page in (follower.page, table):
+        controlled(page)
+        kept(page, path)
+        expect(page.locator("#game")).to_have_attribute("data-live", "stream", timeout=5000)
+        page.context.on("request", lambda request: seen.append(f"{request.method} {request.url}"))
+    wait_until(lambda: 'id="refused"' in kept_text(table, path), "the refusal's page kept")
+
+    for move, total in ((("Ann", "8C"), "8"), (("Bob", "5H"), "13"), (("Cid", "7S"), "20")):
+        api_move(live_server, game, {"type": "play", "player": move[0], "card": move[1]})
+        for page in (follower.page, table):
+            expect(page.locator("#total")).to_have_text(total, timeout=3000)
+    for page in (follower.page, table):
+        wait_until(lambda page=page: 'data-version="3"' in kept_text(page, path), "the page kept as the table is now")
+    assert seen == []  # the streams were open before: not a request since, by a page or its worker
+    assert 'id="refused"' not in kept_text(table, path)  # shown once, as a fresh load would not show it
+
+    for phone in (follower, table_at):
+        phone.context.set_offline(True)
+    follower.page.reload()
+    expect(follower.page.locator("#total")).to_have_text("20")
+    expect(follower.page.locator("#live .facts .turn")).to_have_text("Ann")
+    table.reload()
+    expect(table.locator("#total")).to_have_text("20")
+    play(table, "3", "D")  # on the forms kept from the last event
+    expect(table.locator("#outbox-status")).to_have_text("1 move waiting to be sent")
+    assert [m["version"] for m in outbox(table, game["id"])] == ["3"]
+    table_at.context.set_offline(False)
+    expect(table.locator("#total")).to_have_text("23")
+    expect(table.locator("#outbox")).to_be_hidden()
+    assert [(m["move"]["player"], m["move"]["card"]) for m in api_moves(live_server, game)][-1] == ("Ann", "3D")
+    follower.context.set_offline(False)
+    for phone in (follower, table_at):
+        quiet(phone)

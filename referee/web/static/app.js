@@ -276,13 +276,25 @@
     }
   }
 
-  /* Followers (and the table's other phones) see each move as it happens: the game's event
-     stream says a write was committed, and the page fetches the server-rendered parts. Without
-     EventSource, or when the stream keeps failing, poll the API with If-None-Match instead. */
+  /* Followers (and the table's other phones) see each move as it happens: the page's event stream
+     (/g/<id>/live) carries the parts of the page that change, rendered by the server as they are
+     now, and the page swaps them in without asking for anything. Without EventSource, or when the
+     stream keeps failing, it polls the API with If-None-Match and fetches the parts (the fragment)
+     when the table changed. */
+  var CSRF_SLOT = "{csrf}";  /* the shared parts' slots (referee/web/live.py) */
+  var KEY_SLOT = "{key}";
+
+  function freshKey() {
+    var bytes = new Uint8Array(12);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+
   function startFollowing(game) {
     var version = game.getAttribute("data-version");
     var api = game.getAttribute("data-api");
     var fragmentUrl = game.getAttribute("data-fragment");
+    var csrf = game.getAttribute("data-csrf") || "";
     var dirty = false;
     var moves = document.getElementById("moves");
     if (moves) {
@@ -294,26 +306,49 @@
       return dirty || (moves && moves.contains(document.activeElement) && document.activeElement !== moves);
     }
 
+    /* The stream's parts are the same for every phone of this kind: this phone's own CSRF token goes
+       into their forms, and one fresh idempotency key (each form's is "<key>-<type>"). */
+    function fillSlots(root) {
+      var key = null;
+      root.querySelectorAll("input[name=csrf_token]").forEach(function (input) {
+        if (input.value === CSRF_SLOT) input.value = csrf;
+      });
+      root.querySelectorAll("input[name=idempotency_key]").forEach(function (input) {
+        if (input.value.indexOf(KEY_SLOT) !== 0) return;
+        key = key || freshKey();
+        input.value = key + input.value.slice(KEY_SLOT.length);
+      });
+    }
+
+    /* parts: the HTML of #live, #moves and #scores; a moves form being typed in stays (#stale says so) */
+    function show(parts, newVersion) {
+      [["live", parts.live], ["scores", parts.scores]].forEach(function (part) {
+        var now = document.getElementById(part[0]);
+        if (now && typeof part[1] === "string") { now.innerHTML = part[1]; fillSlots(now); }
+      });
+      if (moves && typeof parts.moves === "string") {
+        if (busy()) document.getElementById("stale").hidden = false;
+        else { moves.innerHTML = parts.moves; fillSlots(moves); initPads(moves); }
+      }
+      version = newVersion;
+      game.setAttribute("data-version", version);
+      /* the parts as the server sent them, for the copy kept for offline use (offline.js) */
+      game.dispatchEvent(new CustomEvent("referee:parts", { detail: { parts: parts, fillSlots: fillSlots } }));
+      var say = document.getElementById("say");
+      if (say) announce(say.getAttribute("data-announce"));
+    }
+
     function refresh(newVersion) {
       return fetch(fragmentUrl, { credentials: "same-origin", cache: "no-store" })
         .then(function (r) { if (!r.ok) throw new Error(r.status); return r.text(); })
         .then(function (html) {
           var doc = new DOMParser().parseFromString(html, "text/html");
-          var live = doc.querySelector("[data-part=live]");
-          var newMoves = doc.querySelector("[data-part=moves]");
-          var liveNow = document.getElementById("live");
-          if (live && liveNow) liveNow.innerHTML = live.innerHTML;
-          var scores = doc.querySelector("[data-part=scores]");
-          var scoresNow = document.getElementById("scores");
-          if (scores && scoresNow) scoresNow.innerHTML = scores.innerHTML;
-          if (newMoves && moves) {
-            if (busy()) document.getElementById("stale").hidden = false;
-            else { moves.innerHTML = newMoves.innerHTML; initPads(moves); }
-          }
-          version = newVersion;
-          game.setAttribute("data-version", version);
-          var say = document.getElementById("say");
-          if (say) announce(say.getAttribute("data-announce"));
+          var parts = {};
+          ["live", "moves", "scores"].forEach(function (name) {
+            var part = doc.querySelector("[data-part=" + name + "]");
+            if (part) parts[name] = part.innerHTML;
+          });
+          show(parts, newVersion);
         });
     }
 
@@ -332,26 +367,41 @@
     }
 
     function stream(url) {
-      var source = new EventSource(url + "?last_event_id=" + encodeURIComponent(game.getAttribute("data-revision")));
+      var source = null;
       var failures = 0;
       function changed(e) {
         var data = JSON.parse(e.data);
-        if (String(data.etag) !== String(version)) refresh(String(data.etag)).catch(function () {});
+        game.setAttribute("data-revision", String(data.revision));
+        if (String(data.etag) !== String(version) && data.parts) show(data.parts, String(data.etag));
       }
-      ["move", "undo", "sync"].forEach(function (kind) { source.addEventListener(kind, changed); });
-      source.addEventListener("open", function () { failures = 0; game.setAttribute("data-live", "stream"); });
-      source.addEventListener("error", function () {
-        failures += 1;  /* the browser reconnects by itself (with Last-Event-ID); give up after a few */
-        if (source.readyState === EventSource.CLOSED || failures > 3) {
-          source.close();
-          game.setAttribute("data-live", "poll");
-          window.setTimeout(poll, 1200);
-        }
+      function open() {  /* from the last event this page got */
+        var opened = new EventSource(url + "?last_event_id=" + encodeURIComponent(game.getAttribute("data-revision")));
+        source = opened;
+        ["move", "undo", "sync"].forEach(function (kind) { opened.addEventListener(kind, changed); });
+        opened.addEventListener("open", function () { failures = 0; game.setAttribute("data-live", "stream"); });
+        opened.addEventListener("error", function () {
+          failures += 1;  /* the browser reconnects by itself (with Last-Event-ID); give up after a few */
+          if (opened.readyState === EventSource.CLOSED || failures > 3) {
+            opened.close();
+            if (source === opened) source = null;
+            game.setAttribute("data-live", "poll");
+            window.setTimeout(poll, 1200);
+          }
+        });
+      }
+      /* A phone that knows it lost the network drops its stream (a dead connection can linger
+         unnoticed) and opens another when the network is back, which catches up at once. */
+      window.addEventListener("offline", function () {
+        if (source) { source.close(); source = null; }
       });
+      window.addEventListener("online", function () {
+        if (!source && game.getAttribute("data-live") !== "poll") open();
+      });
+      open();
     }
 
-    var events = game.getAttribute("data-events");
-    if (events && window.EventSource) stream(events);
+    var live = game.getAttribute("data-stream");
+    if (live && window.EventSource) stream(live);
     else { game.setAttribute("data-live", "poll"); window.setTimeout(poll, 1200); }
   }
 

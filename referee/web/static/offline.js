@@ -20,9 +20,64 @@
 
   /* ---------------------------------------------------------------- the service worker */
 
-  /* Asks the worker to keep this page as it is now (missing: only if it has no copy yet). */
-  function keepPage(worker, missing) {
-    if (worker) worker.postMessage({ type: "keep", url: window.location.href, missing: !!missing });
+  /* Asks the worker to keep this page if it has no copy of it yet (then it fetches it, once). */
+  function keepIfMissing(worker) {
+    if (worker) worker.postMessage({ type: "keep", url: window.location.href });
+  }
+
+  /* The kept copy with the parts of the table as it is now, in the place of its own: the server's
+     HTML only (nothing this page's scripts added to the live page: outbox list, pads, banners). What
+     the server shows once (a refusal, flashed notes, the announcement) is not shown again, as a
+     fresh load of the page would not show it. */
+  function withParts(html, shown) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    var game = doc.getElementById("game");
+    if (!game) return null;
+    Object.keys(shown.parts).forEach(function (name) {
+      var part = doc.getElementById(name);
+      if (part && typeof shown.parts[name] === "string") {
+        part.innerHTML = shown.parts[name];
+        shown.fillSlots(part);  /* this phone's CSRF token and a fresh key, as in the live page */
+      }
+    });
+    game.setAttribute("data-version", shown.version);
+    game.setAttribute("data-revision", shown.revision);
+    doc.querySelectorAll("#refused, main > p.note[role=status]").forEach(function (node) { node.remove(); });
+    var announcer = doc.getElementById("announcer");
+    if (announcer) announcer.setAttribute("data-announce", "");
+    return "<!DOCTYPE html>\n" + doc.documentElement.outerHTML;
+  }
+
+  /* A game page's kept copy follows the table without a request (issue 36): each event of the
+     page's stream brings the parts a move changes (app.js shows them and hands them on as
+     "referee:parts"); they go into the kept copy, which the worker keeps in place of the old one.
+     One copy is made at a time, from the newest parts: a burst of moves makes one or two. */
+  function followTable(registration, game) {
+    var key = window.location.origin + window.location.pathname;  /* the worker's key (sw.js, pageKey) */
+    var newest = null;
+    var making = false;
+    function keepNewest() {
+      if (making || !newest) return;
+      var shown = newest;
+      newest = null;
+      making = true;
+      window.caches.match(key, { ignoreVary: true })
+        .then(function (kept) { return kept ? kept.text() : null; })
+        .then(function (html) {
+          var page = html && withParts(html, shown);
+          if (page && registration.active) {
+            registration.active.postMessage({ type: "keep-page", url: window.location.href, html: page,
+                                              revision: Number(shown.revision) });
+          }
+        })
+        .catch(function () { /* the kept copy stays as it was; the next move's event tries again */ })
+        .then(function () { making = false; keepNewest(); });
+    }
+    game.addEventListener("referee:parts", function (e) {
+      newest = { parts: e.detail.parts, fillSlots: e.detail.fillSlots,
+                 version: game.getAttribute("data-version"), revision: game.getAttribute("data-revision") };
+      keepNewest();
+    });
   }
 
   function register() {
@@ -31,18 +86,13 @@
       .then(function () { return navigator.serviceWorker.ready; })
       .then(function (registration) {
         /* a visit that came before the worker (or while it started) is kept now */
-        keepPage(registration.active, true);
+        keepIfMissing(registration.active);
         /* a deploy's new worker starts with a new cache: the open page goes into it */
         navigator.serviceWorker.addEventListener("controllerchange", function () {
-          keepPage(navigator.serviceWorker.controller, true);
+          keepIfMissing(navigator.serviceWorker.controller);
         });
         var game = document.getElementById("game");
-        if (game && window.MutationObserver) {
-          /* the table changed under the page (app.js): keep the page as it is now */
-          new MutationObserver(function () {
-            if (navigator.onLine) keepPage(registration.active);
-          }).observe(game, { attributes: true, attributeFilter: ["data-version"] });
-        }
+        if (game && window.caches && window.DOMParser) followTable(registration, game);
       })
       .catch(function () { /* no worker (private mode, old browser): the pages work online as before */ });
   }

@@ -2,7 +2,8 @@
    which fills in the constants below. It keeps:
    - the app shell (styles, scripts, icons, manifest, the offline page), cache first;
    - the pages a phone opens (the home page, game pages, their logs, the rules): network first, the
-     kept copy when the network fails, else the offline page;
+     kept copy when the network fails, else the offline page; an open game page hands in its copy
+     as its table changes (offline.js), so a move costs no fetch of the page;
    - a move whose form post fails on the way: in the outbox (outbox.js), then back to the game page,
      whose script (offline.js) shows it waiting and sends it when the network returns.
    Nothing else passes through it: the JSON API, the event stream and every other write go to the
@@ -102,20 +103,39 @@ self.addEventListener("fetch", (event) => {
   else if (SHELL.includes(url.pathname)) event.respondWith(shell(request));
 });
 
-/* A page asks to be kept as it is now: when it has no copy yet (its visit came before this worker),
-   or when the table changed under it ({missing: false}). */
-async function keepAsked(url, missing) {
-  if (missing && (await (await caches.open(CACHE)).match(pageKey(url), { ignoreVary: true }))) return;
+/* A page with no copy yet (its visit came before this worker, or a deploy's worker started a new
+   cache) asks to be kept: fetched once. */
+async function keepMissing(url) {
+  if (await (await caches.open(CACHE)).match(pageKey(url), { ignoreVary: true })) return;
   try {
     await keep(url, await fetch(url.pathname + url.search, { credentials: "same-origin", cache: "no-store" }));
-  } catch (error) { /* no network: the copy it has stays */ }
+  } catch (error) { /* no network: kept at its next visit */ }
+}
+
+const REVISION = /\bdata-revision="(\d+)"/;  /* the table a kept game page shows (game.html) */
+
+/* A game page hands in its kept copy with the table as it is now, made from its stream's event
+   (offline.js): kept without a request, with the headers of the copy it replaces, unless that copy
+   shows a later table (a reload kept meanwhile). */
+async function keepGiven(url, html, revision) {
+  const cache = await caches.open(CACHE);
+  const before = await cache.match(pageKey(url), { ignoreVary: true });
+  if (!before) return;
+  const shown = REVISION.exec(await before.text());
+  if (!shown || Number(shown[1]) > revision) return;
+  const headers = new Headers(before.headers);
+  ["Content-Length", "Content-Encoding"].forEach((name) => headers.delete(name));  /* of the old body */
+  await cache.put(pageKey(url), new Response(html, { status: 200, headers: headers }));
 }
 
 self.addEventListener("message", (event) => {
   const data = event.data || {};
-  if (data.type !== "keep" || typeof data.url !== "string") return;
+  if ((data.type !== "keep" && data.type !== "keep-page") || typeof data.url !== "string") return;
   const url = new URL(data.url, self.location.origin);
   const path = local(url.pathname);
   if (url.origin !== self.location.origin || path === null || !PAGES.test(path)) return;
-  event.waitUntil(keepAsked(url, data.missing === true));
+  if (data.type === "keep") event.waitUntil(keepMissing(url));
+  else if (typeof data.html === "string" && Number.isInteger(data.revision)) {
+    event.waitUntil(keepGiven(url, data.html, data.revision));
+  }
 });
