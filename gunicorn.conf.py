@@ -9,8 +9,8 @@ import json
 import os
 import tempfile
 
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
-if worker_class == "gevent":
+GEVENT = os.environ.get("GUNICORN_WORKER_CLASS", "gevent") == "gevent"
+if GEVENT:
     # Patch before anything else is imported (preload_app loads the app in the master): psycopg
     # picks a cooperative wait only if it finds select patched when it is imported, and locks
     # made before the patch would block the whole worker instead of one greenlet.
@@ -34,21 +34,37 @@ MASTER_PID = os.getpid()
 from referee import logs  # noqa: E402  (after the folder: it loads prometheus_client)
 from referee.bodies import linger  # noqa: E402
 
-if worker_class == "gevent":
+if GEVENT:
     import gunicorn.workers.ggevent
 
     from referee import serving
+
+    # gevent's worker with the evening's limits: a 503 at once when full, a quick SIGTERM (referee/serving.py)
+    worker_class = "referee.serving.BoundedGeventWorker"
 
     # A worker takes a new connection at once only when it is not ahead of another worker
     # (referee/serving.py): the shared socket's race for each connection split wrk's 16 up to 15/1.
     gunicorn.workers.ggevent.StreamServer = serving.BalancedServer  # looked up when a worker starts
     CONNECTIONS = serving.ConnectionCounts()  # made before the fork: the master's and the workers'
+else:
+    worker_class = os.environ["GUNICORN_WORKER_CLASS"]
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
-# Connections one gevent worker holds at once (the README names the variable; it was never read)
-worker_connections = int(os.environ.get("GUNICORN_CONNECTIONS", "1000"))
+# Sized for an evening (docs/operations.md, "Connections"): thousands of tables, each a phone moving every
+# 2-10 s and three or four following its event stream, about 5 connections a table, 10,000 on a 2-core node.
+# Connections one gevent worker holds at once; the next gets a 503 at once (referee/serving.py). With
+# gunicorn's 1,000 the node was full at 350 tables, and new connections waited 4 s in the queue.
+worker_connections = int(os.environ.get("GUNICORN_CONNECTIONS", "6000"))
+# Connections the kernel queues before a worker accepts them: all the phones of a node coming back
+# at once after a restart (Linux caps it at net.core.somaxconn, 4,096 by default since 5.4).
+backlog = int(os.environ.get("GUNICORN_BACKLOG", "4096"))
+# How long an idle connection stays open for its next request: gunicorn's 2 s closed a phone's connection
+# between its moves (every 2-10 s), so nearly every request opened a new one, and a request sent as the
+# server closed its connection met a reset. 75 s outlasts a phone's pauses and the idle timeout of the
+# usual proxies (60 s), which then close first (docs/operations.md, "Keep-alive").
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "75"))
 # Load the app (and run migrations) once in the master, before the workers fork.
 preload_app = True
 # The app logs each request itself as a JSON line with the route's pattern (referee/logs.py): the
@@ -103,8 +119,22 @@ def _remove_metrics_dir():
     shutil.rmtree(made, ignore_errors=True)
 
 
+def on_starting(server):
+    """Every connection is a descriptor: the soft limit on open files (often 1,024) is raised to the
+    hard one here, in the master before it forks, so that every worker inherits it."""
+    if not GEVENT:
+        return
+    before, now = serving.raise_open_file_limit()
+    held = serving.connections_within(server.cfg.worker_connections, now)
+    server.log.info("Open files: %s per process (was %s); each worker holds up to %s connections", now, before, held)
+    if held < server.cfg.worker_connections:
+        server.log.warning("The open-file limit (%s, hard limit) holds %s connections a worker, fewer than "
+                           "GUNICORN_CONNECTIONS (%s): raise it (ulimit -Hn, LimitNOFILE=)",
+                           now, held, server.cfg.worker_connections)
+
+
 def post_worker_init(worker):
-    if worker_class == "gevent":
+    if GEVENT:
         logs.gevent_errors_as_lines()  # an error no greenlet caught: a JSON line, not text on stderr
 
 
@@ -116,17 +146,17 @@ def child_exit(server, worker):
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
-    if worker_class == "gevent":
+    if GEVENT:
         CONNECTIONS.free(getattr(worker, "connection_slot", None))
 
 
 def pre_fork(server, worker):
-    if worker_class == "gevent":
+    if GEVENT:
         worker.connection_slot = CONNECTIONS.claim()
 
 
 def post_fork(server, worker):
-    if worker_class == "gevent":
+    if GEVENT:
         # with SO_REUSEPORT each worker has a socket of its own, which the kernel fills: a connection
         # left there would only wait for this same worker
         serving.BalancedServer.share(CONNECTIONS, None if server.cfg.reuse_port else worker.connection_slot)
@@ -139,7 +169,7 @@ def post_fork(server, worker):
 
 
 def post_request(worker, req, environ, resp):
-    if worker_class == "gevent":
+    if GEVENT:
         # A keep-alive connection whose next request is already buffered never blocks, so its
         # greenlet would serve it again and again while the others wait (a p99 of 0.5-1 s for
         # hello at 16 clients); yielding once per request keeps the worker fair (18 ms).

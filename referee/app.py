@@ -24,7 +24,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(config or {})
     app.config["SQLALCHEMY_DATABASE_URI"] = config_module.normalise_url(app.config["SQLALCHEMY_DATABASE_URI"])
     engine_options = app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", _engine_options(
-        app.config["SQLALCHEMY_DATABASE_URI"], app.config["DB_TIMEOUT_SECONDS"]))
+        app.config["SQLALCHEMY_DATABASE_URI"], app.config["DB_TIMEOUT_SECONDS"], app.config.get("DB_POOL_SIZE", 30)))
     for key, value in jsonio.ENGINE_OPTIONS.items():  # also when options were given: states keep their texts
         engine_options.setdefault(key, value)
     app.json = jsonio.JSONProvider(app)
@@ -76,13 +76,13 @@ SQLITE_BUSY_SECONDS = 0.01  # how long one statement waits in SQLite's busy hand
 MIGRATION_LOCK = 0x5265_6665  # "Refe": any fixed number that no other lock of this database uses
 
 
-def _engine_options(url: str, timeout: int) -> dict:
+def _engine_options(url: str, timeout: int, pool_size: int = 30) -> dict:
     """A connect, a statement or a lock wait longer than ``timeout`` seconds is a 503, never a hang."""
-    # A worker keeps the connections it opened, up to 30, and a request beyond them waits for one:
+    # A worker keeps the connections it opened, up to pool_size (DB_POOL_SIZE), and a request beyond them waits for one:
     # connections opened for a burst beyond the pool's size ("overflow") are closed as they come
     # back, and on PostgreSQL each costs a new server process (at 64 clients a follower's read fell
     # to a fifth, bench/README.md).
-    pool = {"pool_size": 30, "max_overflow": 0, "pool_timeout": timeout}
+    pool = {"pool_size": pool_size, "max_overflow": 0, "pool_timeout": timeout}
     if url.startswith("sqlite"):
         # Writers queue on the writer lock first (store.writer_queue), then wait for another process's
         # lock in turns (store._begin_write); SQLite's own busy wait, which holds up a gevent worker

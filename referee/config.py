@@ -39,6 +39,9 @@ def from_environment(instance_path: str) -> dict:
         "RATELIMIT_HEADERS_ENABLED": True,
         # Proxies in front that set X-Forwarded-For/-Proto (0: none; the rate limit then sees the proxy).
         "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", 0)),
+        # Database connections each process keeps open (and never more): a request beyond them waits for
+        # one, at most DB_TIMEOUT_SECONDS. An event stream holds none while it waits (referee.app).
+        "DB_POOL_SIZE": int(os.environ.get("DB_POOL_SIZE", 30)),
         # A request's waits on the database end this long after it began: a 503 (referee.deadlines).
         "DB_TIMEOUT_SECONDS": int(os.environ.get("DB_TIMEOUT_SECONDS", 10)),
         # A request's body not all there this long after its headers is a 408 and its connection closes.
@@ -47,6 +50,9 @@ def from_environment(instance_path: str) -> dict:
         "IDEMPOTENCY_TTL_HOURS": float(os.environ.get("IDEMPOTENCY_TTL_HOURS", 24)),
         # a live event stream ends after this long; the client reconnects with Last-Event-ID
         "EVENTS_MAX_SECONDS": float(os.environ.get("EVENTS_MAX_SECONDS", 300)),
+        # On a SQLite file, how often each process also reads the rows of the games its followers
+        # watch: the safety net under the wake-ups between processes (referee.events.Wakeups)
+        "EVENTS_POLL_SECONDS": float(os.environ.get("EVENTS_POLL_SECONDS", 1.0)),
         # The pages' cookie (a phone's key) is Secure on every request that came over HTTPS ("auto"),
         # or always (1), or never (0); see referee.web.session.
         "SESSION_COOKIE_SECURE": cookie_secure(os.environ.get("SESSION_COOKIE_SECURE", "auto")),

@@ -110,3 +110,49 @@ class Gunicorn:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+
+
+def read_response(conn: socket.socket) -> tuple[int, dict, bytes]:
+    """One HTTP/1.1 answer read off a raw socket: its status, headers (lower-case names) and body (by its
+    Content-Length, else up to the end of the connection)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise AssertionError(f"the connection ended before an answer's head: {data!r}")
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin1").split("\r\n")
+    headers = {name.lower(): value for name, value in (line.split(": ", 1) for line in lines[1:])}
+    if "content-length" in headers:
+        while len(body) < int(headers["content-length"]):
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            body += chunk
+    else:
+        while chunk := conn.recv(65536):
+            body += chunk
+    return int(lines[0].split(" ", 2)[1]), headers, body
+
+
+def open_event_stream(port: int, game_id: str, timeout: float = 10) -> socket.socket:
+    """A raw connection holding the game's event stream, once the server has begun it (its head and the
+    stream's first line are in)."""
+    conn = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    conn.sendall(f"GET /api/v1/games/{game_id}/events HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+    data = b""
+    while b"retry:" not in data:
+        chunk = conn.recv(65536)
+        assert chunk, f"the stream ended before it began: {data!r}"
+        data += chunk
+    assert data.startswith(b"HTTP/1.1 200"), data
+    return conn
+
+
+def read_to_end(conn: socket.socket) -> bytes:
+    """Everything the server still sends, up to its end of the connection (a reset raises)."""
+    data = b""
+    while chunk := conn.recv(65536):
+        data += chunk
+    return data
