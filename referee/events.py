@@ -19,9 +19,9 @@ as a server-sent event (``GET /api/v1/games/{id}/events``), on any process or ma
 On PostgreSQL the listener also keeps each game's newest tag as heard (``TagBook``): a follower's
 ``GET`` is answered from it without a query (``referee.api.followers``).
 
-A follower keeps only the newest change it has not sent yet (the event says the game's new version
-and ETag; the page or client fetches what it shows), so a slow reader costs nothing to the
-writers. Events carry the game's revision (its count of writes) as their id, which a client sends
+A follower keeps only the newest change it has not sent yet, so a slow reader costs nothing to the
+writers; when it is sent, the event carries the game's newest table, encoded once for all the
+followers of the process (``referee.api.events``), so no follower asks for it again. Events carry the game's revision (its count of writes) as their id, which a client sends
 back as ``Last-Event-ID`` to resume. Under gevent a follower is a greenlet, not a thread.
 """
 from __future__ import annotations
