@@ -44,6 +44,8 @@ if GEVENT:
 
     # A worker takes a new connection at once only when it is not ahead of another worker
     # (referee/serving.py): the shared socket's race for each connection split wrk's 16 up to 15/1.
+    # Its measured need on an evening (bench/README.md, "Fast paths, each measured on and off"):
+    # without it PostgreSQL's move p99 at 600 tables rose from 27-46 to 61-62 ms.
     gunicorn.workers.ggevent.StreamServer = serving.BalancedServer  # looked up when a worker starts
     CONNECTIONS = serving.ConnectionCounts()  # made before the fork: the master's and the workers'
 else:
@@ -84,7 +86,9 @@ graceful_timeout = 20
 
 def _problem_error(sock, status_int, reason, mesg):
     """gunicorn's own refusals (a request line or headers too long, a malformed request) as
-    problem+json like every other error of the service, instead of gunicorn's HTML page."""
+    problem+json like every other error of the service, instead of gunicorn's HTML page. Its need is
+    that standard, not speed (tests/robustness/test_gunicorn_errors.py): gunicorn has no hook or
+    setting for these answers, so its public ``util.write_error`` is replaced."""
     kind = reason.lower().replace(" ", "-")
     body = json.dumps({"type": f"https://referee.invalid/problems/{kind}", "title": reason, "status": status_int,
                        "detail": str(mesg or reason)[:300]}).encode()
