@@ -126,6 +126,7 @@ def stateful_machine(app, reached: Counter):
     return Table
 
 
+@pytest.mark.serial  # alone: under a loaded worker a SQLite write may wait past its deadline (a 503)
 def test_the_stateful_run_finds_no_5xx_and_no_answer_outside_the_spec(app, monkeypatch, property_examples):
     monkeypatch.setitem(app.config, "EVENTS_MAX_SECONDS", 0.05)  # an event stream ends at once here
     reached: Counter = Counter()

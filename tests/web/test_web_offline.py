@@ -297,7 +297,10 @@ def test_moves_entered_offline_wait_and_are_sent_once_in_order(phone, live_serve
     expect(page.locator("#outbox-status")).to_have_text("2 moves waiting to be sent")
     assert api_state(live_server, game)["version"] == 0
 
-    phone.context.set_offline(False)  # the online event: the outbox is sent, then the page reloads
+    # the online event: the outbox is sent, then the page reloads (the stream may show the new total
+    # before it: the reload is waited for, so that nothing below runs in the page it leaves)
+    with page.expect_navigation():
+        phone.context.set_offline(False)
     expect(page.locator("#total")).to_have_text("17")
     expect(page.locator("#outbox")).to_be_hidden()
     moves = api_moves(live_server, game)
