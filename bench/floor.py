@@ -17,9 +17,8 @@ The floor under a follower's read (``GET /games/{id}`` answered 304), in the sam
 
 - ``query``: the indexed read of the game's version and revision on a bare driver connection
   (``sqlite3``; ``psycopg`` in autocommit), one round trip on PostgreSQL.
-- ``read_head``: the same read as the service makes it (``store.read_head``: a pooled connection).
-- ``304``: the whole answer through the app's WSGI callable (the followers' layer in front of
-  Flask, its log line and metrics), no socket.
+- ``304``: the whole answer through the app's WSGI callable (Flask's view, its log line and
+  metrics), no socket.
 
 Each figure is the median of ``--moves`` samples, taken at the same moves of one game.
 """
@@ -39,7 +38,6 @@ from sqlalchemy import create_engine, make_url, text
 from werkzeug.test import EnvironBuilder
 
 from bench.common import OPTIONS, PG_URL, PLAYERS, machine, move_stream, reset_postgres
-from referee import models, store
 from referee.app import _engine_options, create_app
 from referee.rules import ninety_nine
 from referee.rules.base import public_state
@@ -117,19 +115,16 @@ def measure(db: str, moves: int) -> dict:
 
 
 def follower_read(app, url: str, game_id: str, etag: str, n: int) -> dict:
-    """A follower's 304 beside its floor: the bare query, ``store.read_head``, the whole answer."""
+    """A follower's 304 beside its floor: the bare query, the whole answer."""
     if url.startswith("sqlite"):
         connection = sqlite3.connect(make_url(url).database)
         query = "SELECT version, revision FROM games WHERE id = ?"
     else:
         connection = psycopg.connect(url, autocommit=True)
         query = "SELECT version, revision FROM games WHERE id = %s"
-    with app.app_context():
-        engine = models.db.engine
     environ = EnvironBuilder(path=f"/api/v1/games/{game_id}", headers={"If-None-Match": etag}).get_environ()
     answered = []
     samples = {"query": lambda: connection.execute(query, (game_id,)).fetchone(),
-               "read_head": lambda: store.read_head(engine, game_id),
                "304": lambda: app.wsgi_app(dict(environ), lambda status, headers: answered.append(status))}
     figures = {}
     for name, run in samples.items():
@@ -160,9 +155,9 @@ def main() -> None:
         reads.append((name, f))
         print(f"{name:8} {f['commit']:10.3f} {f['apply']:9.3f} {f['json']:8.3f} {f['floor']:9.3f} {f['move']:8.3f} "
               f"{f['move'] / f['floor']:11.2f}", flush=True)
-    print(f"\n{'db':8} {'query ms':>9} {'read_head ms':>12} {'304 ms':>8} {'304/query':>10}")
+    print(f"\n{'db':8} {'query ms':>9} {'304 ms':>8} {'304/query':>10}")
     for name, f in reads:
-        print(f"{name:8} {f['query']:9.3f} {f['read_head']:12.3f} {f['304']:8.3f} {f['304'] / f['query']:10.2f}")
+        print(f"{name:8} {f['query']:9.3f} {f['304']:8.3f} {f['304'] / f['query']:10.2f}")
 
 
 if __name__ == "__main__":

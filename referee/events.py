@@ -16,9 +16,6 @@ as a server-sent event (``GET /api/v1/games/{id}/events``), on any process or ma
   four times a second for what the wake-ups already told; once a second it stays under 2 %, and a
   change a wake-up missed still shows within a second.
 
-On PostgreSQL the listener also keeps each game's newest tag as heard (``TagBook``): a follower's
-``GET`` is answered from it without a query (``referee.api.followers``).
-
 A follower keeps only the newest change it has not sent yet, so a slow reader costs nothing to the
 writers; when it is sent, the event carries the game's newest table, encoded once for all the
 followers of the process (``referee.api.events``), so no follower asks for it again. Events carry the game's revision (its count of writes) as their id, which a client sends
@@ -77,105 +74,6 @@ class Change:
             return Change(game_id, int(revision), int(version), kind)
         except ValueError:
             return None
-
-
-class TagBook:
-    """Each game's newest (revision, version) that this process has heard of, on PostgreSQL: from
-    the listener (every write's NOTIFY, from any process or machine), from this process's own
-    commits, and from the reads that found it missing (``learn``).
-
-    It is trusted only while the listener is known to hear: after its LISTEN and within
-    ``STALE_SECONDS`` of its last heartbeat. A lost connection forgets everything.
-
-    An entry is read again after ``KEEP_SECONDS``, which bounds what a change that sent no NOTIFY
-    (a hand edit, a restore) can hide. One reader reads it, and the others are answered as heard
-    meanwhile: every follower asking at once went to the database together, and on two busy cores
-    some waited 0.1-1.2 s. A read that never reports back hands the turn on after
-    ``STALE_SECONDS``. What that read finds replaces the entry, even an older revision (a restore).
-    Otherwise the higher revision wins, whichever arrives first. A read learns what it found only
-    if nothing was forgotten since it began (``epoch``), so a read that raced a lost connection or
-    a pruning teaches nothing old.
-
-    What it answers can be behind the database by the time a NOTIFY takes to arrive (well under a
-    millisecond on one host): a follower then hears "not modified" once more and sees the write at
-    its next ask or event. A writer's own answer carries the new state and ETag, and an
-    ``If-None-Match`` naming a tag the book does not hold is read from the database."""
-
-    SIZE = 10_000  # games; a full book drops what is too old to be trusted, or everything
-    KEEP_SECONDS = 10.0
-    STALE_SECONDS = 3.0  # the listener's heartbeat is every HEARTBEAT_SECONDS
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._known: dict[str, tuple[int, int, float]] = {}  # game -> (revision, version, when heard)
-        self._rereading: dict[str, float] = {}  # game -> when a reader began to read it again
-        self._heard_at: float | None = None  # the listener's last heartbeat; None: not listening
-        self.epoch = 0
-
-    def hears(self) -> bool:
-        heard_at = self._heard_at
-        return heard_at is not None and time.monotonic() - heard_at <= self.STALE_SECONDS
-
-    def tag(self, game_id: str) -> str | None:
-        """The game's tag as heard, or None when the book cannot tell (then read the database)."""
-        known = self._known.get(game_id)
-        if known is None or not self.hears():
-            return None
-        now = time.monotonic()
-        if now - known[2] > self.KEEP_SECONDS and not self._rereading_elsewhere(game_id, now):
-            return None  # this caller reads it again
-        return tag_of(known[1], known[0])
-
-    def _rereading_elsewhere(self, game_id: str, now: float) -> bool:
-        """Is another reader reading this game again (since STALE_SECONDS at most)? If not, the
-        caller is the one."""
-        with self._lock:
-            began = self._rereading.get(game_id)
-            if began is not None and now - began <= self.STALE_SECONDS:
-                return True
-            self._rereading[game_id] = now
-            return False
-
-    def heard(self, change: Change) -> None:
-        self._note(change.game_id, change.revision, change.version, None)
-
-    def learn(self, game_id: str, revision: int, version: int, epoch: int) -> None:
-        """What a read begun at ``epoch`` found."""
-        self._note(game_id, revision, version, epoch)
-
-    def _note(self, game_id: str, revision: int, version: int, epoch: int | None) -> None:
-        with self._lock:
-            if self._heard_at is None or (epoch is not None and epoch != self.epoch):
-                return
-            now = time.monotonic()
-            known = self._known.get(game_id)
-            if known is None:
-                if len(self._known) >= self.SIZE:
-                    self._prune(now)
-                    if epoch is not None:
-                        return
-            elif revision < known[0] and (epoch is None or now - known[2] <= self.KEEP_SECONDS):
-                return  # older than what was heard (and not a read of an entry kept too long)
-            self._known[game_id] = (revision, version, now)
-            self._rereading.pop(game_id, None)
-
-    def _prune(self, now: float) -> None:
-        self.epoch += 1
-        self._known = {game: known for game, known in self._known.items() if now - known[2] <= self.KEEP_SECONDS}
-        if len(self._known) >= self.SIZE:
-            self._known = {}
-        self._rereading = {}
-
-    def listening(self) -> None:
-        """The listener's LISTEN is in effect (every commit from now on is heard), or it is alive."""
-        with self._lock:
-            if self._heard_at is None:
-                self._known, self._rereading, self.epoch = {}, {}, self.epoch + 1
-            self._heard_at = time.monotonic()
-
-    def lost(self) -> None:
-        with self._lock:
-            self._known, self._rereading, self.epoch, self._heard_at = {}, {}, self.epoch + 1, None
 
 
 class Follower:
@@ -462,7 +360,6 @@ class Hub:
         self._seen: dict[str, tuple[int, int]] = {}
         self.poll_seconds = 1.0  # EVENTS_POLL_SECONDS, set by the first follower's app
         self._poll_soon: threading.Event | None = None  # set: the receiver's queue was full
-        self.tags = TagBook()
 
     def follow(self, app, game_id: str) -> Follower:
         follower = Follower(game_id)
@@ -498,7 +395,6 @@ class Hub:
             follower.end()
 
     def publish(self, change: Change) -> None:
-        self.tags.heard(change)
         with self._lock:
             followers = list(self._followers.get(change.game_id, ()))
         for follower in followers:
@@ -570,7 +466,6 @@ class Hub:
     def _start_watcher(self, engine) -> None:
         self._pid = os.getpid()  # a watcher never crosses a fork: each worker starts its own
         self._engine = engine
-        self.tags.lost()  # and hears for itself: nothing a parent heard is trusted
         sqlite = self._polling = engine.url.get_backend_name() == "sqlite"
         if sqlite:
             self._poll_soon = threading.Event()  # made here: after gevent's patch and the fork
@@ -591,16 +486,13 @@ class Hub:
                 with psycopg.connect(conninfo, autocommit=True, connect_timeout=10,
                                      application_name="referee-events") as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
-                    self.tags.listening()
                     while True:
                         for note in conn.notifies(timeout=HEARTBEAT_SECONDS):
                             change = Change.parse(note.payload)
                             if change is not None:
                                 self.publish(change)
                         conn.execute("SELECT 1")  # the connection still hears (a dead one raises)
-                        self.tags.listening()
             except Exception:  # the database went away: followers keep their streams, we retry
-                self.tags.lost()
                 log.warning("event listener lost its connection; retrying", exc_info=True)
                 time.sleep(2.0)
 

@@ -17,8 +17,6 @@ LATENCY = Histogram("referee_request_seconds", "Time to answer a request, by rou
                     buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10))
 MOVES = Counter("referee_moves_applied_total", "Moves applied, by game.", ["game"])
 REFUSALS = Counter("referee_refusals_total", "Moves and verdict requests refused, by ruling id.", ["rule"])
-COMMIT_GROUPS = Histogram("referee_commit_group_writes", "Writes committed together behind one fsync (SQLite).",
-                          buckets=(1, 2, 4, 8, 16, 32, 64))
 DATABASE_ERRORS = Counter("referee_database_errors_total", "Requests that found the database unavailable.")
 
 

@@ -13,8 +13,7 @@ statement in autocommit; a move that another write overtook is read and judged a
 
 On a SQLite file, writers first queue on an ``flock`` of a file beside the database (see
 ``writer_queue``), where SQLite's busy handler would sleep and poll (up to 100 ms a try), which
-made the slowest moves wait hundreds of milliseconds; and the moves and undos that a process has
-queued by the time it gets the lock commit together, behind one fsync (``_grouped``). A move with
+made the slowest moves wait hundreds of milliseconds. A move with
 the game's own token is judged before it queues, on the row as this process's last write on the
 game left it (``_judged_first``): under the lock it is only saved, if the row is still so, and
 else judged again on the row as locked.
@@ -40,11 +39,10 @@ from typing import Any, Callable
 
 from flask import current_app
 from sqlalchemy import (ClauseElement, Insert, and_, bindparam, case, delete, exists, func, insert, literal, null,
-                        select, text, type_coerce, update)
+                        select, type_coerce, update)
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from referee import deadlines, events, jsonio, metrics
-from referee.driver_statements import DriverStatement
 from referee.models import Credential, Game, Group, IdempotencyRecord, Move, _now, aware, db, new_game_id
 from referee.names import check_names
 from referee.rules import get_engine
@@ -151,33 +149,6 @@ def autocommitting(pooled):
         except Exception:  # a statement cut off midway (a timeout) left it busy
             if pooled.is_valid:  # (one that failed was invalidated then)
                 pooled.invalidate()
-
-
-def read_head(engine, game_id: str) -> tuple[int, int] | None:
-    """The game's (version, revision) on a raw pooled connection, for the followers' path in front
-    of Flask: Core's statement, result and connection objects cost more than the read itself. None
-    when no game has this id; a database error is raised as the driver's (that path hands the
-    request to Flask)."""
-    if not _possible_id(game_id):
-        return None
-    query = "SELECT version, revision FROM games WHERE id = " + ("?" if engine.dialect.paramstyle == "qmark" else "%s")
-    raw = engine.raw_connection()
-    try:
-        driver = raw.driver_connection
-        if engine.dialect.name == "postgresql":
-            # autocommit: no transaction is left open, so the pool has nothing to roll back when
-            # the connection goes back (a round trip saved)
-            with autocommitting(raw):
-                head = driver.execute(query, (game_id,)).fetchone()
-        else:
-            head = driver.execute(query, (game_id,)).fetchone()
-    except Exception:
-        if raw.is_valid:  # (``autocommitting`` may have)
-            raw.invalidate()  # a connection that failed (the server restarted?) is not pooled again
-        raise
-    finally:
-        raw.close()
-    return None if head is None else (head[0], head[1])
 
 
 def listed_tags(header: str) -> list[tuple[bool, str]]:
@@ -386,19 +357,18 @@ _GAMES = Game.__table__
 _LOCKED_NAMES = ("id", "game", "players", "options", "token_hash", "version", "revision", "status", "group_id",
                  "rematch_id", "rematch_of_id")
 _LOCKED = [_GAMES.c[name] for name in _LOCKED_NAMES]
-# (updated_at named, as its onupdate would set it: a statement run on the driver gets no Core defaults)
-_LOCK = DriverStatement(update(_GAMES).where(_GAMES.c.id == bindparam("game_id")).values(
-    version=_GAMES.c.version, updated_at=bindparam("now", type_=_GAMES.c.updated_at.type)).returning(*_LOCKED))
+# (updated_at named: every column a write sets is named, as in the statements below)
+_LOCK = update(_GAMES).where(_GAMES.c.id == bindparam("game_id")).values(
+    version=_GAMES.c.version, updated_at=bindparam("now", type_=_GAMES.c.updated_at.type)).returning(*_LOCKED)
 # PostgreSQL locks the row without writing it: the UPDATE above wrote a new version of the row
 # (and its WAL) only to lock it, and the move's own UPDATE wrote another
-_LOCK_FOR_UPDATE = DriverStatement(select(*_LOCKED).where(_GAMES.c.id == bindparam("game_id")).with_for_update())
-_STATE = DriverStatement(select(_GAMES.c.state).where(_GAMES.c.id == bindparam("game_id")))
+_LOCK_FOR_UPDATE = select(*_LOCKED).where(_GAMES.c.id == bindparam("game_id")).with_for_update()
+_STATE = select(_GAMES.c.state).where(_GAMES.c.id == bindparam("game_id"))
 
 # What a write on a game's moves writes, each statement built once (one with its values inline is
 # compiled and keyed again on every call), every column named (a statement inside WITH gets no
 # column defaults): the move it adds to the log, the game row, the answer kept for its
-# Idempotency-Key, and on PostgreSQL its NOTIFY. The write path runs them, and the lock and the
-# state's read above, on the driver's connection (referee.driver_statements).
+# Idempotency-Key, and on PostgreSQL its NOTIFY (Core's compiled cache keys each once).
 _MOVES = Move.__table__
 _OF_GAME, _VERSION, _NOW = bindparam("of_game"), bindparam("version"), bindparam("now", type_=_MOVES.c.created_at.type)
 # a move's values and its Idempotency-Key's record's, by column: each INSERT's VALUES, or on
@@ -437,13 +407,13 @@ _INSERT_RECORD = insert(_RECORDS).values(_RECORD_VALUES)
 # an unlocked write's read (PostgreSQL), one statement, so all of it is of one moment: the row,
 # whether the write's Idempotency-Key has a record (a replay, left to the locked path), and the
 # state unless it is the one this process keeps (at version and revision "kept_at_*")
-_READ = DriverStatement(select(
+_READ = select(
     *_LOCKED,
     exists().where(_RECORDS.c.game_id == bindparam("game_id"), _RECORDS.c.key == bindparam("key")).label("key_recorded"),
     type_coerce(case((and_(_GAMES.c.version == bindparam("kept_at_version"),
                            _GAMES.c.revision == bindparam("kept_at_revision")), null()), else_=_GAMES.c.state),
                 _GAMES.c.state.type).label("state"),
-).where(_GAMES.c.id == bindparam("game_id")))
+).where(_GAMES.c.id == bindparam("game_id"))
 
 
 def _after_save(table, values: dict, saved) -> Insert:
@@ -470,11 +440,16 @@ def _announced_save(added: bool, recorded: bool, kept: bool):
     return select(func.pg_notify(bindparam("channel"), bindparam("note"))).select_from(saved).add_cte(*parts)
 
 
-_ANNOUNCED_SAVES = {(added, recorded, kept): DriverStatement(_announced_save(added, recorded, kept))
+_ANNOUNCED_SAVES = {(added, recorded, kept): _announced_save(added, recorded, kept)
                     for added in (False, True) for recorded in (False, True) for kept in (False, True)}
-_WRITES = {name: DriverStatement(statement) for name, statement in
-           (("move", _INSERT_MOVE), ("game", _SAVE), ("record", _INSERT_RECORD),
-            ("game if kept", _SAVE_IF_KEPT), ("game if kept and unrecorded", _SAVE_IF_KEPT_UNRECORDED))}
+_WRITES = {"move": _INSERT_MOVE, "game": _SAVE, "record": _INSERT_RECORD, "game if kept": _SAVE_IF_KEPT,
+           "game if kept and unrecorded": _SAVE_IF_KEPT_UNRECORDED}
+
+
+def _first(connection, statement, values: dict) -> dict | None:
+    """The first row ``statement`` returns in ``connection``'s transaction, by column name."""
+    row = connection.execute(statement, values).mappings().first()
+    return None if row is None else dict(row)
 
 
 class LockedGame:
@@ -503,7 +478,7 @@ class LockedGame:
             kept = states.get(self.id, self._at)
             self._state = kept.state if kept is not None else None
             if self._state is None:
-                self._state = _STATE.first(self.connection, {"game_id": self.id})["state"]
+                self._state = _first(self.connection, _STATE, {"game_id": self.id})["state"]
         return self._state
 
     @state.setter
@@ -532,23 +507,23 @@ class LockedGame:
         nothing was written."""
         values = self.written()
         if self.connection.dialect.name == "postgresql" and self.announced is not None:
-            saved = _ANNOUNCED_SAVES[self.added is not None, self.recorded is not None, self.kept].first(
-                self.connection, {**values, "channel": events.CHANNEL, "note": self.announced.payload()})
+            saved = _first(self.connection, _ANNOUNCED_SAVES[self.added is not None, self.recorded is not None, self.kept],
+                           {**values, "channel": events.CHANNEL, "note": self.announced.payload()})
             if saved is None:
                 return False
             _purge_expired(self)
             return True
         # SQLite has no data-modifying WITH (and no NOTIFY): one statement each, under the writer lock
         if self.kept:  # the game row first: the rest only if it is still as kept
-            if _WRITES["game if kept and unrecorded" if self.recorded else "game if kept"].run(
-                    self.connection, values).rowcount != 1:
+            if self.connection.execute(_WRITES["game if kept and unrecorded" if self.recorded else "game if kept"],
+                                       values).rowcount != 1:
                 return False
         else:
-            _WRITES["game"].run(self.connection, values)
+            self.connection.execute(_WRITES["game"], values)
         if self.added:
-            _WRITES["move"].run(self.connection, values)
+            self.connection.execute(_WRITES["move"], values)
         if self.recorded:
-            _WRITES["record"].run(self.connection, values)
+            self.connection.execute(_WRITES["record"], values)
         _purge_expired(self)
         return True
 
@@ -565,7 +540,7 @@ def lock_game_row(game_id: str) -> LockedGame:
         raise _not_found(game_id)
     connection = db.session.connection()
     lock = _LOCK_FOR_UPDATE if connection.dialect.name == "postgresql" else _LOCK
-    row = lock.first(connection, {"game_id": game_id, "now": _now()})
+    row = _first(connection, lock, {"game_id": game_id, "now": _now()})
     if row is None:  # the caller rolls back (the whole transaction, or a group's savepoint)
         raise _not_found(game_id)
     return LockedGame(row, connection)
@@ -698,17 +673,14 @@ def _expiry_cutoff():
     return _now() - timedelta(hours=current_app.config.get("IDEMPOTENCY_TTL_HOURS", 24))
 
 
-_PURGE = DriverStatement(delete(_RECORDS).where(_RECORDS.c.game_id == bindparam("game_id"),
-                                                 _RECORDS.c.created_at < bindparam("cutoff")))
+_PURGE = delete(_RECORDS).where(_RECORDS.c.game_id == bindparam("game_id"), _RECORDS.c.created_at < bindparam("cutoff"))
 
 
 def _purge_expired(game: LockedGame) -> None:
     """Every few writes, a game's expired idempotency records go, so they never outgrow the moves
-    they guard (one DELETE per PURGE_EVERY writes, not one per write). On the driver, as the write's
-    other statements: Core built and ran it in 450 us on PostgreSQL, the driver runs it in 210
-    (bench/README.md, twelfth pass)."""
+    they guard (one DELETE per PURGE_EVERY writes, not one per write)."""
     if game.revision % PURGE_EVERY == 0:  # in the write's transaction (an unlocked write's: at once)
-        _PURGE.run(game.connection, {"game_id": game.id, "cutoff": _expiry_cutoff()}).close()
+        game.connection.execute(_PURGE, {"game_id": game.id, "cutoff": _expiry_cutoff()})
 
 
 def _sqlite_file() -> str | None:
@@ -913,8 +885,8 @@ def _read_game(request: WriteRequest, connection) -> LockedGame | None:
     or its token is not the game's own (a group's)."""
     kept = states.latest(request.game_id)
     (version, revision), held = kept or ((-1, -1), None)
-    row = _READ.first(connection, {"game_id": request.game_id, "key": request.idempotency_key,
-                                   "kept_at_version": version, "kept_at_revision": revision})
+    row = _first(connection, _READ, {"game_id": request.game_id, "key": request.idempotency_key,
+                                    "kept_at_version": version, "kept_at_revision": revision})
     if row is None:
         raise _not_found(request.game_id)
     key_recorded, state = row.pop("key_recorded"), row.pop("state")
@@ -928,26 +900,26 @@ def commit_write(run: Callable[[], tuple[Any, Any]], first: Callable[[], tuple[A
     """Run ``run()`` as one write and commit it; returns the first of what it returns and raises
     what it raised. ``run`` returns ``(result, written)``: ``written`` (None when nothing was
     written, as for a replay) has its ``remember()`` called once the write is durable. ``first``, a
-    try that writes all or nothing (so needs no savepoint in a group), runs before ``run``, which
-    runs only if it returned None.
-
-    On a SQLite file the writes of a process commit in groups (``_grouped``), behind one fsync;
-    on PostgreSQL (whose row locks let writes on different games run at once) each commits alone."""
-    job = _Job(run, first)
-    path = _sqlite_file()
-    if path is not None and not _session_pending():
-        _grouped(path, job)
-    else:  # a group of one, in this writer's own session (with what it holds, committed together)
-        with writer_queue():
-            _run_group([job])
-    if job.error is not None:
-        raise job.error
-    return job.result
+    try that writes all or nothing, runs before ``run``, which runs only if it returned None."""
+    with writer_queue():
+        try:
+            done = first() if first is not None else None
+            result, written = run() if done is None else done
+            if written is not None:
+                db.session.commit()
+            else:  # a replay: nothing to make durable
+                db.session.rollback()
+        except BaseException:
+            db.session.rollback()
+            raise
+    if written is not None:
+        written.remember()
+    return result
 
 
 def _session_pending() -> bool:
     """Whether this request's session holds changes of its own, which its write must commit with it
-    (in its own transaction: neither in a commit group nor unlocked). A request that has made no
+    (in its own transaction, not unlocked). A request that has made no
     session holds none, and asking does not make one (a move's write mostly needs none)."""
     if not db.session.registry.has():
         return False
@@ -992,139 +964,6 @@ def _judged(game: LockedGame, request: WriteRequest, change, status: int, check=
         game.recorded = {"key": request.idempotency_key, "request_hash": request.fingerprint, "status_code": status,
                          "response": body}
     return WriteResult(status, body)
-
-
-class _Job:
-    """A write to run in a commit group (on a SQLite file with what else its process has queued,
-    elsewhere alone); ``done`` once its group is committed (or it was refused), with its ``result``
-    or its ``error``. ``first``: see ``commit_write``."""
-
-    __slots__ = ("run", "first", "done", "result", "error")
-
-    def __init__(self, run: Callable[[], tuple[WriteResult, LockedGame | None]],
-                 first: Callable[[], tuple[WriteResult, LockedGame] | None] | None = None):
-        self.run, self.first, self.done, self.result, self.error = run, first, False, None, None
-
-
-_pending: list[_Job] = []  # this process's writes waiting for the next group
-_PENDING = threading.Lock()
-
-
-def _grouped(path: str, job: _Job) -> None:
-    """Group commit on a SQLite file. A write joins its process's queue; the writer that takes the
-    process's turn (``_PROCESS_WRITERS``, then the file lock) runs every write queued by then, each
-    in a savepoint (a refused one is rolled back alone), and commits them with one fsync. Each
-    writer learns its answer only after that commit: a 201 still means the move is on disk. The
-    others of the group find their write done when their turn comes, and leave at once."""
-    with _PENDING:
-        _pending.append(job)
-    deadline = deadlines.deadline(WRITER_WAIT_SECONDS)
-    while not job.done:
-        if not _PROCESS_WRITERS.acquire(timeout=max(deadline - time.monotonic(), 0)):
-            if _withdraw(job):  # no group took it: nothing was applied
-                raise _busy()
-            _PROCESS_WRITERS.acquire()  # a group is writing it now: its answer comes when the group ends
-        try:
-            if not job.done:
-                with _file_lock(path, deadline):
-                    with _PENDING:
-                        batch = list(_pending)
-                        _pending.clear()
-                    durable = _run_group(batch)
-                    if durable:
-                        metrics.COMMIT_GROUPS.observe(durable)
-        except BaseException:
-            if _withdraw(job) or not job.done:  # the file lock was not had in time: nothing applied
-                raise
-        finally:
-            _PROCESS_WRITERS.release()
-    # this writer's own session, if it made one, is left as a commit leaves it: nothing held, all expired
-    if db.session.registry.has():
-        db.session.rollback()
-
-
-def _withdraw(job: _Job) -> bool:
-    """Take a write out of the queue if no group has taken it yet."""
-    with _PENDING:
-        if job in _pending:
-            _pending.remove(job)
-            return True
-    return False
-
-
-def _run_group(batch: list[_Job]) -> int:
-    """Run the writes in one transaction of this writer's session and commit it (the caller holds
-    the writer lock); each job is then done. Returns how many writes the commit made durable."""
-    session = db.session
-    alone = len(batch) == 1  # no savepoint needed: a refusal rolls the whole transaction back
-    written: list[tuple[_Job, WriteResult, LockedGame | None]] = []
-    try:
-        connection = session.connection()
-        if connection.dialect.name == "sqlite":
-            # BEGIN first (pysqlite would otherwise let the first savepoint open the transaction,
-            # and releasing that savepoint would commit it), waiting for another process's lock
-            _begin_write(connection, deadlines.deadline(WRITER_WAIT_SECONDS))
-        for index, job in enumerate(batch):
-            try:
-                done = None
-                if job.first is not None:  # it touches no ORM state: the driver's savepoint is enough
-                    with contextlib.nullcontext() if alone else _driver_savepoint(connection):
-                        done = job.first()
-                if done is None:
-                    with contextlib.nullcontext() if alone else session.begin_nested():
-                        done = job.run()
-                result, game = done
-            except DBAPIError:
-                # the database failed: the transaction is gone, with the writes before this one;
-                # those are answered with the error, the ones after it wait for the next group
-                with _PENDING:
-                    _pending[:0] = batch[index + 1:]
-                del batch[index + 1:]
-                raise
-            except Exception as error:  # refused (a rule, a token, a version): rolled back alone
-                job.error, job.done = error, True
-                continue
-            written.append((job, result, game))
-        changed = [game for _, _, game in written if game is not None]  # replays change nothing
-        if changed:
-            session.commit()
-        else:  # only refusals and replays: nothing to make durable
-            session.rollback()
-    except BaseException as error:  # nothing of the group was committed: each write hears why
-        session.rollback()
-        for job in batch:
-            if not job.done:
-                job.error, job.done = (error if isinstance(error, Exception) else _busy()), True
-        if not isinstance(error, Exception):
-            raise
-        return 0
-    for job, result, game in written:
-        job.result, job.done = result, True
-    for game in changed:
-        game.remember()
-    return len(changed)
-
-
-_SAVEPOINT = {name: DriverStatement(text(sql)) for name, sql in (
-    ("begin", "SAVEPOINT first_try"), ("release", "RELEASE SAVEPOINT first_try"),
-    ("undo", "ROLLBACK TO SAVEPOINT first_try"))}
-
-
-@contextlib.contextmanager
-def _driver_savepoint(connection):
-    """A savepoint of the driver's, for a write in a commit group that touches no ORM state (the
-    session's nested transaction, which also undoes the session's changes, costs 18 us a write to
-    the driver's 1 us, under the writer lock): a refusal is rolled back alone."""
-    _SAVEPOINT["begin"].run(connection, {})
-    try:
-        yield
-    except DBAPIError:  # the transaction is gone: the group rolls it back
-        raise
-    except BaseException:
-        _SAVEPOINT["undo"].run(connection, {})
-        _SAVEPOINT["release"].run(connection, {})
-        raise
-    _SAVEPOINT["release"].run(connection, {})
 
 
 def _announce(game: LockedGame, kind: str, announced: list) -> None:

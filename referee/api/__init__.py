@@ -12,7 +12,7 @@ from sqlalchemy import text
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from referee import deadlines
-from referee.api import (declared, errors, events, followers, games, groups, judge, limits, links, movers, records,
+from referee.api import (declared, errors, events, games, groups, judge, limits, links, records,
                          rules_info)
 from referee.api.examples import optional_example, write_examples
 from referee.api.schemas import GameSchema, ProblemSchema
@@ -180,6 +180,4 @@ def init_app(app: Flask) -> None:
         return {"status": "ready"}
 
     app.extensions["referee_api"] = api
-    with app.app_context():  # the two hot paths, each answered in front of Flask when it can be
-        app.wsgi_app = deadlines.Bounded(followers.Followers(movers.Movers(app.wsgi_app, app, parse_json), db.engine),
-                                         app.config["DB_TIMEOUT_SECONDS"])
+    app.wsgi_app = deadlines.Bounded(app.wsgi_app, app.config["DB_TIMEOUT_SECONDS"])

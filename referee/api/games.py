@@ -95,47 +95,37 @@ def bearer_token() -> str | None:
     return token_of(request.headers.get("Authorization", ""))
 
 
-def write_request_of(game_id: str, path: str, payload, authorization: str, if_match: str | None,
-                     key: str | None) -> store.WriteRequest:
-    """A write as its request's path, body and headers state it (Flask's view, and a move answered
-    in front of Flask, ``referee.api.movers``)."""
+def write_request(game_id: str, payload) -> store.WriteRequest:
+    """A write as its request's path, body and headers state it."""
+    headers = request.headers
+    key = headers.get("Idempotency-Key")
     if key is not None and not (1 <= len(key) <= 200 and key.isprintable() and key.isascii()):
         raise store.StoreError(400, "Bad Idempotency-Key",
                                N_("An Idempotency-Key has 1 to 200 printable ASCII characters."),
                                "bad-idempotency-key")
     return store.WriteRequest(
         game_id=game_id,
-        token=token_of(authorization),
-        if_match=if_match,
+        token=bearer_token(),
+        if_match=headers.get("If-Match"),
         idempotency_key=key,
         # what a replay is compared with: only a write with a key can be replayed
-        fingerprint=store.request_fingerprint([path, payload]) if key else "",
+        fingerprint=store.request_fingerprint([request.path, payload]) if key else "",
     )
 
 
-def write_request(game_id: str, payload) -> store.WriteRequest:
-    headers = request.headers
-    return write_request_of(game_id, request.path, payload, headers.get("Authorization", ""),
-                            headers.get("If-Match"), headers.get("Idempotency-Key"))
-
-
-def prefers_minimal(prefer: list[str]) -> bool:
+def prefers_minimal() -> bool:
     """``Prefer: return=minimal`` (RFC 7240) among a write's ``Prefer`` headers."""
-    return any(part.strip().lower() == "return=minimal" for value in prefer for part in value.split(","))
-
-
-def written_answer(result: store.WriteResult, minimal: bool) -> tuple[dict, dict]:
-    """A write's answer: its body, and its headers besides the ETag (the body's ``etag``)."""
-    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
-    body = result.body
-    if minimal:  # the finished rounds grow with the game: a follower reads them with GET
-        body = {key: value for key, value in body.items() if key != "rounds"}
-        headers["Preference-Applied"] = "return=minimal"
-    return body, headers
+    return any(part.strip().lower() == "return=minimal"
+               for value in request.headers.getlist("Prefer") for part in value.split(","))
 
 
 def _written(result: store.WriteResult):
-    body, headers = written_answer(result, prefers_minimal(request.headers.getlist("Prefer")))
+    """A write's answer: its body, the ETag (the body's ``etag``), and whether it is a replay."""
+    headers = {"Idempotent-Replayed": "true"} if result.replayed else {}
+    body = result.body
+    if prefers_minimal():  # the finished rounds grow with the game: a follower reads them with GET
+        body = {key: value for key, value in body.items() if key != "rounds"}
+        headers["Preference-Applied"] = "return=minimal"
     return _game_response(body, result.status, **headers)
 
 
@@ -186,7 +176,6 @@ class GameResource(MethodView):
             return _game_response(store.view_at(game, at, tag))
         # A follower asks again and again: answer from the version and revision alone when it can
         # (304, or the view already encoded at this ETag), and load the state only for a new one.
-        # (referee.api.followers answers most of these in front of Flask, the same way)
         tag = store.game_tag(game_id)
         if store.not_modified(request.headers.get("If-None-Match"), tag):
             return _not_modified(tag)

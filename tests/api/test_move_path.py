@@ -6,15 +6,13 @@ from __future__ import annotations
 import json
 import random
 import threading
-from datetime import datetime, timezone
 
 import pytest
 from play_helpers import GAMES, play
-from sqlalchemy import event, func, select, text
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy import event, select, text
+from sqlalchemy.exc import DBAPIError
 
 from referee import jsonio, store
-from referee.driver_statements import DriverStatement
 from referee.models import Game, IdempotencyRecord, db
 from referee.rules import get_engine
 
@@ -89,9 +87,8 @@ def test_prefer_return_minimal_leaves_out_the_finished_rounds(client, api):
     assert undone.status_code == 200 and "rounds" not in undone.get_json()
 
 
-def _statements_of(app, write, monkeypatch):
-    """The SQL statements ``write()`` sends, through Core or on the driver's connection
-    (``DriverStatement``), in order (BEGIN and COMMIT are the driver's, not counted)."""
+def _statements_of(app, write):
+    """The SQL statements ``write()`` sends, in order (BEGIN and COMMIT are the driver's, not counted)."""
     sent = []
     with app.app_context():
         engine = db.engine
@@ -99,25 +96,16 @@ def _statements_of(app, write, monkeypatch):
     def record(conn, cursor, statement, parameters, context, executemany):
         sent.append(" ".join(statement.split()))
 
-    run = DriverStatement.run
-
-    def run_recorded(self, connection, values):
-        sent.append(" ".join(self.compiled(connection.dialect).sql.split()))
-        return run(self, connection, values)
-
-    with monkeypatch.context() as patched:
-        patched.setattr(DriverStatement, "run", run_recorded)
-        event.listen(engine, "before_cursor_execute", record)
-        try:
-            write()
-        finally:
-            event.remove(engine, "before_cursor_execute", record)
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        write()
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
     return sent
 
 
 @pytest.mark.parametrize("keyed", [False, True])
-def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(app, client, api, keyed,
-                                                                                 monkeypatch):
+def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(app, client, api, keyed):
     """On PostgreSQL a move on a game whose row this process kept from its last write on it reads
     nothing: it is judged on that row and saved in one statement (a data-modifying WITH), the game
     row only if it is still as kept (version, revision, token) and the key has no record, and the
@@ -131,7 +119,7 @@ def test_a_move_writes_in_one_statement_on_postgresql_and_one_per_row_on_sqlite(
     api.move(game, first)  # this process now keeps the state: the next write reads none
     headers = {"Idempotency-Key": "press-1"} if keyed else {}
     move = {"type": "play", "player": "Bob", "card": "6H"}
-    sent = _statements_of(app, lambda: api.move(game, move, headers=headers), monkeypatch)
+    sent = _statements_of(app, lambda: api.move(game, move, headers=headers))
     with app.app_context():
         dialect = db.engine.dialect.name
     if dialect == "postgresql":
@@ -169,7 +157,7 @@ def test_a_retry_that_the_kept_row_would_accept_again_is_replayed(app, client, a
     headers = {"Authorization": f"Bearer {game['token']}", "Idempotency-Key": "adjust-twice"}
     first = client.post(url, json=move, headers=headers)
     assert first.status_code == 201, first.get_json()
-    sent = _statements_of(app, lambda: client.post(url, json=move, headers=headers), monkeypatch)
+    sent = _statements_of(app, lambda: client.post(url, json=move, headers=headers))
     again = client.post(url, json=move, headers=headers)
     assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
     assert again.get_json() == first.get_json()
@@ -299,25 +287,6 @@ def test_asking_whether_the_session_holds_changes_makes_no_session(app, api, mon
     assert api.state(game)["version"] == 2
 
 
-def test_a_failed_driver_statement_is_raised_as_core_raises_it(app, api):
-    """A statement run on the driver's connection fails as a Core statement would: wrapped as
-    SQLAlchemy's error (here a second record for one Idempotency-Key), so the service's handlers
-    (a 503 for a database failure, the group's retry) see it as any other; the transaction rolls
-    back as before."""
-    game = api.create("ninety-nine", PLAYERS)
-    values = {"of_game": game["id"], "now": datetime.now(timezone.utc), "key": "k", "request_hash": "h",
-              "status_code": 201, "response": {"id": game["id"]}}
-    with app.app_context():
-        connection = db.session.connection()
-        store._WRITES["record"].run(connection, values)
-        with pytest.raises(IntegrityError) as raised:
-            store._WRITES["record"].run(connection, values)
-        assert "uq_idempotency_game_key" in str(raised.value) or "UNIQUE" in str(raised.value)
-        db.session.rollback()
-        assert db.session.scalar(select(func.count()).select_from(IdempotencyRecord)
-                                 .where(IdempotencyRecord.game_id == game["id"])) == 0
-
-
 def _on_postgresql(app) -> None:
     with app.app_context():
         if db.engine.dialect.name != "postgresql":
@@ -360,9 +329,8 @@ def test_an_unlocked_write_gives_its_connection_back_out_of_autocommit(app, api,
     game = api.create("ninety-nine", PLAYERS)
     api.move(game, {"type": "play", "player": "Ann", "card": "5H"})
     api.move(game, {"type": "play", "player": "Ann", "card": "6H"}, expect=422)
-    failing_save = DriverStatement(text("SELECT 1 / 0"))
     with monkeypatch.context() as failing:
-        failing.setattr(store.LockedGame, "save", lambda self: failing_save.first(self.connection, {}))
+        failing.setattr(store.LockedGame, "save", lambda self: self.connection.execute(text("SELECT 1 / 0")))
         with app.app_context(), pytest.raises(DBAPIError):
             store.apply_move(store.WriteRequest(game["id"], game["token"]),
                              {"type": "play", "player": "Bob", "card": "6H"})
@@ -464,7 +432,7 @@ def test_a_move_on_a_game_that_keeps_changing_queues_for_the_lock(app, api, monk
 
     meddled = _between_read_and_save(monkeypatch, _bump, times=store.UNLOCKED_TRIES)
     move = {"type": "play", "player": "Bob", "card": "6H"}
-    sent = _statements_of(app, lambda: api.move(game, move, headers={"Idempotency-Key": "busy-1"}), monkeypatch)
+    sent = _statements_of(app, lambda: api.move(game, move, headers={"Idempotency-Key": "busy-1"}))
     assert len(meddled) == store.UNLOCKED_TRIES
     reads = [s for s in sent if "AS key_recorded" in s]
     assert len(reads) == store.UNLOCKED_TRIES - 1 and any(s.endswith("FOR UPDATE") for s in sent), sent

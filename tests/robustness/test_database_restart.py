@@ -55,8 +55,7 @@ def test_a_restart_costs_at_most_one_503(app, client, api):
 
 
 def test_a_move_first_on_a_dead_connection_is_a_503_and_its_retry_applies_it_once(app, client, api):
-    """The move's statements run on the driver's connection (referee.driver_statements): a dead
-    connection there is still Core's failure, a 503 that replaces the pool, not a 500."""
+    """A dead connection under the move's first statement is a 503 that replaces the pool, not a 500."""
     game = api.create("ninety-nine", ["Ann", "Bob"])
     with app.app_context():  # one connection in the pool, opened now: the move below takes it
         db.engine.dispose()
