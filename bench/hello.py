@@ -10,8 +10,8 @@ database commits the cheapest way the project knows:
 
 - PostgreSQL: the ``INSERT`` alone, in autocommit, one round trip (a ``BEGIN`` and a ``COMMIT``
   would be two more);
-- SQLite: the store's own writer queue and commit (``store.commit_write``), one durable commit a
-  write, as a move's.
+- SQLite: the store's own group commit (``store.commit_write``), where the writes of a process that
+  queued while another held the file lock share one fsync, as moves' do.
 """
 import os
 
@@ -58,7 +58,7 @@ if "FLOOR_DATABASE_URL" in os.environ:
 
 
 class _Written:
-    """What the store keeps after a commit (a game's state): here nothing."""
+    """What the store's commit group keeps after a commit (a game's state): here nothing."""
 
     def remember(self) -> None:
         pass

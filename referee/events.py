@@ -36,6 +36,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import select, text
 
+from referee import metrics
+
 log = logging.getLogger("referee.events")
 
 CHANNEL = "referee_games"
@@ -214,6 +216,7 @@ class Wakeups:
                 reached += 1
             except BlockingIOError:
                 self.dropped += 1
+                metrics.WAKEUPS_DROPPED.inc()
             except ConnectionRefusedError:  # a file no socket is bound to: its process is gone
                 self._remove(path)
             except OSError as error:  # removed meanwhile (ENOENT), or not a socket of ours

@@ -1,5 +1,5 @@
 """Prometheus metrics at ``/metrics``: requests by route and status, latency histograms, moves
-applied by game, refusals by ruling, database errors. Under gunicorn each worker writes its
+applied by game, refusals by ruling, database errors, SQLite's commit groups and dropped wake-ups. Under gunicorn each worker writes its
 numbers to ``PROMETHEUS_MULTIPROC_DIR`` (set in ``gunicorn.conf.py``) and ``/metrics`` adds them
 up, so every scrape sees the whole service, whichever worker answers it."""
 from __future__ import annotations
@@ -17,7 +17,11 @@ LATENCY = Histogram("referee_request_seconds", "Time to answer a request, by rou
                     buckets=(0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10))
 MOVES = Counter("referee_moves_applied_total", "Moves applied, by game.", ["game"])
 REFUSALS = Counter("referee_refusals_total", "Moves and verdict requests refused, by ruling id.", ["rule"])
+COMMIT_GROUPS = Histogram("referee_commit_group_writes", "Writes committed together behind one fsync (SQLite).",
+                          buckets=(1, 2, 4, 8, 16, 32, 64))
 DATABASE_ERRORS = Counter("referee_database_errors_total", "Requests that found the database unavailable.")
+WAKEUPS_DROPPED = Counter("referee_wakeups_dropped_total",
+                          "SQLite: wake-ups not sent because the other process's queue was full (its poll tells them).")
 
 
 _worker_connections: Gauge | None = None

@@ -13,7 +13,8 @@ statement in autocommit; a move that another write overtook is read and judged a
 
 On a SQLite file, writers first queue on an ``flock`` of a file beside the database (see
 ``writer_queue``), where SQLite's busy handler would sleep and poll (up to 100 ms a try), which
-made the slowest moves wait hundreds of milliseconds. A move with
+made the slowest moves wait hundreds of milliseconds; and the moves and undos that a process has
+queued by the time it gets the lock commit together, behind one fsync (``_grouped``). A move with
 the game's own token is judged before it queues, on the row as this process's last write on the
 game left it (``_judged_first``): under the lock it is only saved, if the row is still so, and
 else judged again on the row as locked.
@@ -900,26 +901,26 @@ def commit_write(run: Callable[[], tuple[Any, Any]], first: Callable[[], tuple[A
     """Run ``run()`` as one write and commit it; returns the first of what it returns and raises
     what it raised. ``run`` returns ``(result, written)``: ``written`` (None when nothing was
     written, as for a replay) has its ``remember()`` called once the write is durable. ``first``, a
-    try that writes all or nothing, runs before ``run``, which runs only if it returned None."""
-    with writer_queue():
-        try:
-            done = first() if first is not None else None
-            result, written = run() if done is None else done
-            if written is not None:
-                db.session.commit()
-            else:  # a replay: nothing to make durable
-                db.session.rollback()
-        except BaseException:
-            db.session.rollback()
-            raise
-    if written is not None:
-        written.remember()
-    return result
+    try that writes all or nothing (so needs no savepoint in a group), runs before ``run``, which
+    runs only if it returned None.
+
+    On a SQLite file the writes of a process commit in groups (``_grouped``), behind one fsync;
+    on PostgreSQL (whose row locks let writes on different games run at once) each commits alone."""
+    job = _Job(run, first)
+    path = _sqlite_file()
+    if path is not None and not _session_pending():
+        _grouped(path, job)
+    else:  # a group of one, in this writer's own session (with what it holds, committed together)
+        with writer_queue():
+            _run_group([job])
+    if job.error is not None:
+        raise job.error
+    return job.result
 
 
 def _session_pending() -> bool:
     """Whether this request's session holds changes of its own, which its write must commit with it
-    (in its own transaction, not unlocked). A request that has made no
+    (in its own transaction: neither in a commit group nor unlocked). A request that has made no
     session holds none, and asking does not make one (a move's write mostly needs none)."""
     if not db.session.registry.has():
         return False
@@ -964,6 +965,134 @@ def _judged(game: LockedGame, request: WriteRequest, change, status: int, check=
         game.recorded = {"key": request.idempotency_key, "request_hash": request.fingerprint, "status_code": status,
                          "response": body}
     return WriteResult(status, body)
+
+
+class _Job:
+    """A write to run in a commit group (on a SQLite file with what else its process has queued,
+    elsewhere alone); ``done`` once its group is committed (or it was refused), with its ``result``
+    or its ``error``. ``first``: see ``commit_write``."""
+
+    __slots__ = ("run", "first", "done", "result", "error")
+
+    def __init__(self, run: Callable[[], tuple[WriteResult, LockedGame | None]],
+                 first: Callable[[], tuple[WriteResult, LockedGame] | None] | None = None):
+        self.run, self.first, self.done, self.result, self.error = run, first, False, None, None
+
+
+_pending: list[_Job] = []  # this process's writes waiting for the next group
+_PENDING = threading.Lock()
+
+
+def _grouped(path: str, job: _Job) -> None:
+    """Group commit on a SQLite file. A write joins its process's queue; the writer that takes the
+    process's turn (``_PROCESS_WRITERS``, then the file lock) runs every write queued by then, each
+    in a savepoint (a refused one is rolled back alone), and commits them with one fsync. Each
+    writer learns its answer only after that commit: a 201 still means the move is on disk. The
+    others of the group find their write done when their turn comes, and leave at once."""
+    with _PENDING:
+        _pending.append(job)
+    deadline = deadlines.deadline(WRITER_WAIT_SECONDS)
+    while not job.done:
+        if not _PROCESS_WRITERS.acquire(timeout=max(deadline - time.monotonic(), 0)):
+            if _withdraw(job):  # no group took it: nothing was applied
+                raise _busy()
+            _PROCESS_WRITERS.acquire()  # a group is writing it now: its answer comes when the group ends
+        try:
+            if not job.done:
+                with _file_lock(path, deadline):
+                    with _PENDING:
+                        batch = list(_pending)
+                        _pending.clear()
+                    durable = _run_group(batch)
+                    if durable:
+                        metrics.COMMIT_GROUPS.observe(durable)
+        except BaseException:
+            if _withdraw(job) or not job.done:  # the file lock was not had in time: nothing applied
+                raise
+        finally:
+            _PROCESS_WRITERS.release()
+    # this writer's own session, if it made one, is left as a commit leaves it: nothing held, all expired
+    if db.session.registry.has():
+        db.session.rollback()
+
+
+def _withdraw(job: _Job) -> bool:
+    """Take a write out of the queue if no group has taken it yet."""
+    with _PENDING:
+        if job in _pending:
+            _pending.remove(job)
+            return True
+    return False
+
+
+def _run_group(batch: list[_Job]) -> int:
+    """Run the writes in one transaction of this writer's session and commit it (the caller holds
+    the writer lock); each job is then done. Returns how many writes the commit made durable."""
+    session = db.session
+    alone = len(batch) == 1  # no savepoint needed: a refusal rolls the whole transaction back
+    written: list[tuple[_Job, WriteResult, LockedGame | None]] = []
+    try:
+        connection = session.connection()
+        if connection.dialect.name == "sqlite":
+            # BEGIN first (pysqlite would otherwise let the first savepoint open the transaction,
+            # and releasing that savepoint would commit it), waiting for another process's lock
+            _begin_write(connection, deadlines.deadline(WRITER_WAIT_SECONDS))
+        for index, job in enumerate(batch):
+            try:
+                done = None
+                if job.first is not None:  # it touches no ORM state: the driver's savepoint is enough
+                    with contextlib.nullcontext() if alone else _driver_savepoint(connection):
+                        done = job.first()
+                if done is None:
+                    with contextlib.nullcontext() if alone else session.begin_nested():
+                        done = job.run()
+                result, game = done
+            except DBAPIError:
+                # the database failed: the transaction is gone, with the writes before this one;
+                # those are answered with the error, the ones after it wait for the next group
+                with _PENDING:
+                    _pending[:0] = batch[index + 1:]
+                del batch[index + 1:]
+                raise
+            except Exception as error:  # refused (a rule, a token, a version): rolled back alone
+                job.error, job.done = error, True
+                continue
+            written.append((job, result, game))
+        changed = [game for _, _, game in written if game is not None]  # replays change nothing
+        if changed:
+            session.commit()
+        else:  # only refusals and replays: nothing to make durable
+            session.rollback()
+    except BaseException as error:  # nothing of the group was committed: each write hears why
+        session.rollback()
+        for job in batch:
+            if not job.done:
+                job.error, job.done = (error if isinstance(error, Exception) else _busy()), True
+        if not isinstance(error, Exception):
+            raise
+        return 0
+    for job, result, game in written:
+        job.result, job.done = result, True
+    for game in changed:
+        game.remember()
+    return len(changed)
+
+
+@contextlib.contextmanager
+def _driver_savepoint(connection):
+    """A plain SAVEPOINT, for a write in a commit group that touches no ORM state (the session's
+    nested transaction, which also undoes the session's changes, costs more under the writer
+    lock): a refusal is rolled back alone."""
+    connection.exec_driver_sql("SAVEPOINT first_try")
+    try:
+        yield
+    except DBAPIError:  # the transaction is gone: the group rolls it back
+        raise
+    except BaseException:
+        connection.exec_driver_sql("ROLLBACK TO SAVEPOINT first_try")
+        connection.exec_driver_sql("RELEASE SAVEPOINT first_try")
+        raise
+    connection.exec_driver_sql("RELEASE SAVEPOINT first_try")
 
 
 def _announce(game: LockedGame, kind: str, announced: list) -> None:

@@ -12,6 +12,7 @@ import sys
 import threading
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.engine import make_url
 
 from referee import events
@@ -71,8 +72,17 @@ def test_the_sender_skips_itself_and_removes_a_socket_no_process_holds(wakeups):
     alive.close()
 
 
-def test_a_full_queue_drops_changes_and_never_blocks_the_writer(wakeups):
-    """A receiver that reads nothing: its queue fills, and the sends go on, counted as dropped."""
+def _dropped_in_metrics(client) -> float:
+    for family in text_string_to_metric_families(client.get("/metrics").get_data(as_text=True)):
+        if family.name == "referee_wakeups_dropped":
+            return sum(sample.value for sample in family.samples if sample.name.endswith("_total"))
+    raise AssertionError("referee_wakeups_dropped_total is not in /metrics")
+
+
+def test_a_full_queue_drops_changes_and_never_blocks_the_writer(wakeups, client):
+    """A receiver that reads nothing: its queue fills, and the sends go on, counted as dropped (on
+    the wake-ups and in /metrics)."""
+    dropped_before = _dropped_in_metrics(client)
     asleep = a_process_socket(wakeups.folder, "4000003")
     reached = []
     sending = threading.Thread(target=lambda: reached.extend(
@@ -81,6 +91,7 @@ def test_a_full_queue_drops_changes_and_never_blocks_the_writer(wakeups):
     sending.join(timeout=30)
     assert not sending.is_alive()  # a blocking send would still be waiting
     assert 0 < sum(reached) < 200 and wakeups.dropped == 200 - sum(reached)
+    assert _dropped_in_metrics(client) - dropped_before == wakeups.dropped
     asleep.setblocking(False)
     queued = []
     while True:
