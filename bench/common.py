@@ -69,7 +69,7 @@ def move_stream(n: int, seed: int = 1, players=PLAYERS, options=OPTIONS) -> list
             if value is not None:
                 move["value"] = value
             try:
-                state = nn.apply(state, move)
+                state = nn.GAME.apply(state, move)
             except RuleError:
                 continue
             moves.append(move)

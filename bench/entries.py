@@ -49,15 +49,15 @@ def sixty_nine_game(seed: int) -> tuple[int, int, int]:
     state = sixty_nine.new_game(list(FOUR), {"target": 40})
     single, bulk, in_run = 0, 0, False
     while sixty_nine.outcome(state)["status"] != "finished":
-        move = sixty_nine_player.random_move(state, sixty_nine.allowed(state), rng)
+        move = sixty_nine_player.random_move(state, sixty_nine.GAME.allowed(state), rng)
         if move["type"] == "pass_chances":  # the same table action, entered player by player
             moves = []
             while state["phase"] == "chances":
                 moves.append({"type": "chance", "player": state["to_play"], "cards": []})
-                state = sixty_nine.apply(state, moves[-1])
+                state = sixty_nine.GAME.apply(state, moves[-1])
         else:
             moves = [move]
-            state = sixty_nine.apply(state, move)
+            state = sixty_nine.GAME.apply(state, move)
         for entry in moves:
             single += 1
             empty = _empty_chance(entry)
@@ -72,7 +72,7 @@ def nines_game(seed: int) -> tuple[int, int, int]:
     state = nines.new_game(list(FOUR), {"target": 100})
     single = bulk = 0
     while nines.outcome(state)["status"] != "finished":
-        allowed = nines.allowed(state)
+        allowed = nines.GAME.allowed(state)
         if "deal" in allowed:  # move by move: the quick hand result would hide the turns
             allowed = {"deal": allowed["deal"]}
         move = nines_player.random_move(state, allowed, rng)
@@ -88,7 +88,7 @@ def nines_game(seed: int) -> tuple[int, int, int]:
         else:
             single += 1
             bulk += 1
-        state = nines.apply(state, move)
+        state = nines.GAME.apply(state, move)
     return single, bulk, len(state["rounds"])
 
 
@@ -104,12 +104,12 @@ def five_crowns_game(seed: int) -> tuple[int, int, int, int]:
     state = five_crowns.new_game(list(FOUR), {})
     entries = alone = 0
     while five_crowns.outcome(state)["status"] != "finished":
-        allowed = five_crowns.allowed(state)
+        allowed = five_crowns.GAME.allowed(state)
         allowed.pop("round_result", None)  # turn by turn: the quick round result would hide the turns
         move = five_crowns_player.random_move(state, allowed, rng)
         entries += 1
         alone += _cards_alone(move)
-        state = five_crowns.apply(state, move)
+        state = five_crowns.GAME.apply(state, move)
     return entries, entries, len(state["rounds"]), alone
 
 
@@ -125,11 +125,11 @@ def _one_by_one(engine, player, players: list[str], seed: int) -> tuple[int, int
 
 
 def xix_game(seed: int) -> tuple[int, int, int, int]:
-    return _one_by_one(xix, xix_player, ["Ann", "Bob"], seed)
+    return _one_by_one(xix.GAME, xix_player, ["Ann", "Bob"], seed)
 
 
 def ninety_nine_game(seed: int) -> tuple[int, int, int, int]:
-    return _one_by_one(ninety_nine, ninety_nine_player, list(FOUR), seed)
+    return _one_by_one(ninety_nine.GAME, ninety_nine_player, list(FOUR), seed)
 
 
 GAMES = (  # name, players, one game: (entries before, entries now, rounds[, cards-alone entries])

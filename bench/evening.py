@@ -244,7 +244,7 @@ class Table:
     def __init__(self, index: int, seed: int, port: int, followers: int, counts: Counter, errors: Counter):
         self.name = list(ENGINES)[index % len(ENGINES)]
         self.engine = ENGINES[self.name]
-        self.choose = importlib.import_module(f"players.{self.engine.__name__.rsplit('.', 1)[-1]}").random_move
+        self.choose = importlib.import_module(f"players.{self.engine.module.rsplit('.', 1)[-1]}").random_move
         self.rng = random.Random(seed * 1_000_003 + index)
         self.port, self.counts, self.errors = port, counts, errors
         self.players = SEATS.get(self.name, PLAYERS)

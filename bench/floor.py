@@ -8,7 +8,7 @@ passes or fails.
 - ``commit``: a bare durable commit of a move-sized row (the move's JSON, plus the game row's
   snapshot updated), on a fresh connection as the service opens it (SQLite in WAL mode with
   ``synchronous=FULL``; PostgreSQL with its default ``synchronous_commit=on``).
-- ``apply``: the engine alone, ``ninety_nine.apply`` on the state of a game at that point.
+- ``apply``: the engine alone, ``ninety_nine.GAME.apply`` on the state of a game at that point.
 - ``json``: encoding the public state (``public_state``) as the answer's JSON.
 - ``move``: a whole move through the application in process (Flask's test client: the HTTP layer,
   the store, the engine, the commit), no socket. bench/throughput.py measures it over HTTP.
@@ -87,10 +87,10 @@ def measure(db: str, moves: int) -> dict:
     applies, encodes = [], []
     for move in stream:
         started = time.perf_counter()
-        state = ninety_nine.apply(state, move)
+        state = ninety_nine.GAME.apply(state, move)
         applies.append(time.perf_counter() - started)
         started = time.perf_counter()
-        json.dumps(public_state(ninety_nine, state))
+        json.dumps(public_state(ninety_nine.GAME, state))
         encodes.append(time.perf_counter() - started)
     commits = bare_commits(url, json.dumps(stream[len(stream) // 2]), json.dumps(state), moves)
     if db == "postgres":

@@ -44,7 +44,7 @@ def _state_text(moves: int = 200) -> str:
     what a move writes to its game's row in bench.throughput (whose games stay that young)."""
     state = ninety_nine.new_game(list(PLAYERS), dict(OPTIONS))
     for move in move_stream(moves):
-        state = ninety_nine.apply(state, move)
+        state = ninety_nine.GAME.apply(state, move)
     return jsonio.stored(state)
 
 

@@ -36,7 +36,7 @@ def record(n: int) -> dict:
     plays = move_stream(min(n, PLAYS), players=PLAYERS, options=OPTIONS)
     state = nn.new_game(PLAYERS, OPTIONS)
     for move in plays[:n] if n > len(plays) else ():
-        state = nn.apply(state, move)
+        state = nn.GAME.apply(state, move)
     still_in = [p for p in PLAYERS if p not in state.get("out", ())] if n > len(plays) else PLAYERS
     adjustments = [{"type": "adjust", "player": still_in[i % len(still_in)], "points": 1, "reason": "bench"}
                    for i in range(n - len(plays))]

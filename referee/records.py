@@ -78,7 +78,7 @@ def export_record(game: Game, complete: bool) -> dict:
 
 
 def _round_label(engine, state: dict) -> str:
-    return getattr(engine, "ROUND_LABEL", "round")  # "hand", "exchange": the game's own word
+    return engine.round_label  # "hand", "exchange": the game's own word
 
 
 def score_sheet(game: Game) -> list[list[Any]]:
@@ -184,7 +184,7 @@ def replay_record(record: dict) -> Replayed:
     moves = record.get("moves") or []
     if len(moves) > MAX_MOVES:
         raise ImportRefused(T("A record holds at most {most} moves, not {n}.", most=MAX_MOVES, n=len(moves)))
-    game, token = store.new_game(engine.NAME, record.get("players"), record.get("options"))
+    game, token = store.new_game(engine.name, record.get("players"), record.get("options"))
     states = _States(engine, game.state, moves)
     live = states.live     # indices of the moves in effect, in order
     rows: list[dict] = []  # rows[i]: moves[i] as stored, with its checkpoint

@@ -14,7 +14,7 @@ Per game type and per player (finished games only; a game in progress is counted
 - the game's own figures (``FIGURES``), summed over the games;
 - ``head_to_head``: for each pair of players, the games both finished and who placed ahead.
 
-"Best" per game (the engine's ``LOWER_IS_BETTER``): where a game counts penalty points, the lowest
+"Best" per game (the game's ``lower_is_better``): where a game counts penalty points, the lowest
 final total and the lowest round score are the best; where it counts points scored or tokens kept
 (a Ninety-nine round's score is minus the tokens lost), the highest is. (In XIX
 the exactly-19 rule lets the player with fewer points win; placing reads the outcome first, so the
@@ -62,7 +62,8 @@ class _Replay:
 
 
 def lower_is_better(game: str) -> bool:
-    return getattr(get_engine(game), "LOWER_IS_BETTER", False)
+    engine = get_engine(game)
+    return engine.lower_is_better if engine else False
 
 
 def replay(engine, game: GameData, keep_steps: bool) -> _Replay:

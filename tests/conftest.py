@@ -161,7 +161,7 @@ def pytest_configure(config):
     if CONTRACT not in sys.path:
         sys.path.insert(0, CONTRACT)
     for module in TEST_GAMES:
-        register(__import__(module))
+        register(__import__(module).GAME)
 
 
 @contextmanager
@@ -171,7 +171,7 @@ def production_games_only():
 
     everything = dict(ENGINES)
     for name, engine in everything.items():
-        if not engine.__name__.startswith("referee."):
+        if not engine.module.startswith("referee."):
             del ENGINES[name]
     try:
         yield
@@ -185,7 +185,7 @@ def pytest_unconfigure(config):
 
     for module in TEST_GAMES:
         if module in sys.modules:
-            ENGINES.pop(sys.modules[module].NAME, None)
+            ENGINES.pop(sys.modules[module].GAME.name, None)
     for run in _runs:  # the workers are gone by now
         for path in glob.glob(_run_file(run, "*")):
             os.remove(path)

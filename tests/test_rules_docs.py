@@ -9,6 +9,7 @@ ones (``G-``, ``T-``)."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,14 +18,14 @@ from referee.rules import ENGINES
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "rules"
-PREFIXES = sorted({"G", "T"} | {rule.rsplit("-", 1)[0] for engine in ENGINES.values() for rule in engine.RULINGS},
+PREFIXES = sorted({"G", "T"} | {rule.rsplit("-", 1)[0] for engine in ENGINES.values() for rule in engine.rulings},
                   key=lambda prefix: (-len(prefix), prefix))  # N99 before N9
 RULE_ID = re.compile(rf"\b(?:{'|'.join(map(re.escape, PREFIXES))})-\d+\b")
 
 
 def source(engine) -> Path:
     """The engine's module file, or its package's folder."""
-    path = Path(engine.__file__)
+    path = Path(sys.modules[engine.module].__file__)
     return path.parent if path.name == "__init__.py" else path
 
 
@@ -60,19 +61,19 @@ def test_the_ruling_ids_are_read_off_the_engines():
 @pytest.mark.parametrize("name", list(ENGINES))
 def test_each_page_lists_the_engines_rulings_options_and_moves(name):
     engine, text = ENGINES[name], page(name)
-    for rule, summary in engine.RULINGS.items():
+    for rule, summary in engine.rulings.items():
         assert f"- **{rule}** {summary}" in text, rule
     documented = set(re.findall(r"^- \*\*([A-Z0-9]+-\d+)\*\*", text, re.M))
-    assert documented == set(engine.RULINGS)
-    for option in engine.OPTIONS:
+    assert documented == set(engine.rulings)
+    for option in engine.options:
         assert f"- `{option}` " in text, option
-    for kind in engine.MOVES:
+    for kind in engine.moves:
         assert f"- `{kind}`: " in text, kind
 
 
 @pytest.mark.parametrize("name", list(ENGINES))
 def test_the_rules_route_serves_the_same_rulings(client, name):
-    assert client.get(f"/api/v1/rules/{name}").json["rulings"] == ENGINES[name].RULINGS
+    assert client.get(f"/api/v1/rules/{name}").json["rulings"] == ENGINES[name].rulings
 
 
 def test_every_cited_id_is_documented_and_every_documented_id_is_cited():
@@ -81,7 +82,7 @@ def test_every_cited_id_is_documented_and_every_documented_id_is_cited():
         documented |= set(RULE_ID.findall(page(name)))
     cited = code_citations()
     assert set(cited) <= documented, sorted(set(cited) - documented)
-    summaries = {rule for engine in ENGINES.values() for rule in engine.RULINGS}
+    summaries = {rule for engine in ENGINES.values() for rule in engine.rulings}
     counts = {rule: cited.count(rule) for rule in documented}
     # an id listed in an engine's RULINGS must also be cited elsewhere (a refusal, an event, a move,
     # a breakdown, a comment that says why); G-3 to G-5 are cited without a summary of their own

@@ -77,7 +77,7 @@ def test_a_game_page_in_german_anchors_every_ruling(client, name, ask):
     else:
         assert "<h2>Regelentscheidungen</h2>" in html  # no document: the engine's rulings, listed
     english = set(RULING_LINE.findall(text(DOCS, name))) if (DOCS / f"{name}.md").exists() else set()
-    assert english | set(ENGINES[name].RULINGS) <= element_ids(html)
+    assert english | set(ENGINES[name].rulings) <= element_ids(html)
 
 
 @pytest.mark.parametrize("ask", [{}, {"query_string": {"lang": "en"}, "headers": {"Accept-Language": "de"}},
@@ -110,7 +110,7 @@ def test_every_link_of_the_german_pages_reaches_its_anchor(client):
 
 def test_every_ruling_badge_links_to_an_anchor_of_the_german_page(app, client):
     ids = set(RULING_LINE.findall(text(DOCS, "README")))
-    ids |= {rid for engine in ENGINES.values() for rid in engine.RULINGS}
+    ids |= {rid for engine in ENGINES.values() for rid in engine.rulings}
     with app.test_request_context("/", query_string=GERMAN):
         badges = {rid: str(ruling(rid)) for rid in sorted(ids)}
     with app.test_request_context("/"):

@@ -216,7 +216,7 @@ def test_the_switch_is_a_labelled_form_that_keeps_the_page(client, api):
     assert '<button type="submit" class="lang-go">Wechseln</button>' in form.group(2)  # without scripts
     # a page shown after a form post switches to the page that shows it by GET
     token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
-    verdict = next(iter(ENGINES["ninety-nine"].JUDGES))
+    verdict = next(iter(ENGINES["ninety-nine"].judges))
     posted = client.post(f"/check/ninety-nine/{verdict}", data={"csrf_token": token}, headers=GERMAN)
     assert posted.status_code in (200, 400, 422)
     assert 'action="/check/ninety-nine" class="lang"' in posted.get_data(as_text=True)

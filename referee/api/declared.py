@@ -66,7 +66,7 @@ def logged_components(engine, prefix: str) -> dict[str, dict]:
     ``hidden``."""
     schemas: dict[str, dict] = {}
     mapping = {}
-    for kind, move in engine.MOVES.items():
+    for kind, move in engine.moves.items():
         name = prefix + camel(kind)
         hidden = hideable(move)
         if hidden:
@@ -81,7 +81,7 @@ def logged_components(engine, prefix: str) -> dict[str, dict]:
             }
         mapping[kind] = ref(name)["$ref"]
     schemas[prefix + "LoggedMove"] = {
-        "description": f"A move of {engine.TITLE} as the log keeps it: as it was made, with the player named "
+        "description": f"A move of {engine.title} as the log keeps it: as it was made, with the player named "
                        f"where the move left it implied (G-1).",
         "oneOf": [{"$ref": target} for target in dict.fromkeys(mapping.values())],
         "discriminator": {"propertyName": "type", "mapping": mapping},
@@ -95,10 +95,10 @@ def logged_components(engine, prefix: str) -> dict[str, dict]:
             "created_at": {"type": "string", "format": "date-time",
                            "description": "When it was made (ISO 8601, UTC, with its offset)."}}}
     schemas[prefix + "MoveLog"] = {
-        "type": "object", "description": f"A page of the move log of a {engine.TITLE} game.",
+        "type": "object", "description": f"A page of the move log of a {engine.title} game.",
         "required": ["id", "game", "version", "moves", "next"], "properties": {
             "id": {"type": "string"},
-            "game": {"type": "string", "enum": [engine.NAME]},
+            "game": {"type": "string", "enum": [engine.name]},
             "version": {"type": "integer", "description": "Moves in effect now."},
             "moves": {"type": "array", "items": ref(prefix + "LogEntry"), "description": "In log order."},
             "next": NEXT_PAGE}}
@@ -107,39 +107,38 @@ def logged_components(engine, prefix: str) -> dict[str, dict]:
 
 def engine_components(engine) -> dict[str, dict]:
     """Every schema one game contributes to the OpenAPI document, by component name."""
-    prefix = camel(engine.NAME)
+    prefix = camel(engine.name)
     schemas: dict[str, dict] = {}
     mapping = {}
-    for kind, move in engine.MOVES.items():
+    for kind, move in engine.moves.items():
         schemas[prefix + camel(kind)] = move.schema(kind)
         mapping[kind] = ref(prefix + camel(kind))["$ref"]
     schemas[prefix + "Move"] = {
-        "description": f"A move of {engine.TITLE}: GET /api/v1/rules/{engine.NAME} lists them with their rulings.",
-        "oneOf": [ref(prefix + camel(kind)) for kind in engine.MOVES],
+        "description": f"A move of {engine.title}: GET /api/v1/rules/{engine.name} lists them with their rulings.",
+        "oneOf": [ref(prefix + camel(kind)) for kind in engine.moves],
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
     schemas[prefix + "Options"] = {
-        "type": "object", "additionalProperties": False, "description": f"The options of a {engine.TITLE} game.",
-        "properties": {name: option_schema(info) for name, info in engine.OPTIONS.items()},
+        "type": "object", "additionalProperties": False, "description": f"The options of a {engine.title} game.",
+        "properties": {name: option_schema(info) for name, info in engine.options.items()},
     }
-    view = (*vocabulary.COMMON, *((vocabulary.RECORD,) if "record" in engine.OPTIONS else ()),
-            *getattr(engine, "VIEW", ()))
+    view = (*vocabulary.COMMON, *((vocabulary.RECORD,) if "record" in engine.options else ()), *engine.view)
     schemas[prefix + "State"] = {
-        "description": f"The public state of a {engine.TITLE} game.",
+        "description": f"The public state of a {engine.title} game.",
         "allOf": [ref("Game"), {"type": "object", "properties": {
-            "game": {"type": "string", "enum": [engine.NAME]},
+            "game": {"type": "string", "enum": [engine.name]},
             "options": ref(prefix + "Options"),
             **vocabulary.view_schema(view),
         }, "required": ["game", "options", *(field.name for field in view)]}],
     }
     schemas["Created" + prefix + "State"] = {
-        "description": f"A {engine.TITLE} game just made: its public state, and the token for its writes.",
+        "description": f"A {engine.title} game just made: its public state, and the token for its writes.",
         "allOf": [ref(prefix + "State"), {"type": "object", "required": ["token"], "properties": {"token": {
             "type": "string", "description": "Shown once: the Bearer token for every write on this game, and for "
                                              "its table links (POST /games/{game_id}/token replaces it)."}}}],
     }
     schemas.update(logged_components(engine, prefix))
-    for verdict, judge in engine.JUDGES.items():
+    for verdict, judge in engine.judges.items():
         schemas[prefix + camel(verdict) + "VerdictRequest"] = judge.request
         schemas[prefix + camel(verdict) + "Verdict"] = judge.response
     return schemas

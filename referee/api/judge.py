@@ -1,4 +1,4 @@
-"""Stateless dispute verdicts, one route per verdict that an engine declares in ``JUDGES``."""
+"""Stateless dispute verdicts, one route per verdict that an engine declares in ``judges``."""
 from __future__ import annotations
 
 from flask import request
@@ -58,6 +58,6 @@ def blueprint() -> Blueprint:
     blp = Blueprint("judge", __name__, url_prefix="/api/v1/judge",
                     description="Verdicts for disputes: nothing is stored and no token is needed.")
     for game, engine in ENGINES.items():
-        for verdict, judge in engine.JUDGES.items():
+        for verdict, judge in engine.judges.items():
             _register(blp, game, verdict, judge)
     return blp

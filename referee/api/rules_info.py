@@ -16,17 +16,17 @@ blp = Blueprint("rules", __name__, url_prefix="/api/v1", description="Rules of e
 
 def describe(name: str) -> dict:
     engine = engine_for(name)
-    lo, hi = engine.PLAYERS
+    lo, hi = engine.players
     return {
         "game": name,
-        "title": engine.TITLE,
+        "title": engine.title,
         "players": {"min": lo, "max": hi},
-        "options": engine.OPTIONS,
-        "moves": {kind: move.listing(kind) for kind, move in engine.MOVES.items()},
-        "phases": {phase: list(kinds) for phase, kinds in engine.PHASES.items()},
-        "rulings": engine.RULINGS,
+        "options": engine.options,
+        "moves": {kind: move.listing(kind) for kind, move in engine.moves.items()},
+        "phases": {phase: list(kinds) for phase, kinds in engine.phases.items()},
+        "rulings": engine.rulings,
         "judges": {verdict: {"path": f"/api/v1/judge/{name}/{verdict}", "summary": judge.summary}
-                   for verdict, judge in engine.JUDGES.items()},
+                   for verdict, judge in engine.judges.items()},
     }
 
 

@@ -1,23 +1,23 @@
-"""Pure rules engines, one module per game, registered under each engine's own ``NAME``
-(``base`` describes the contract every engine follows). Standard library only."""
+"""Pure rules engines, one module per game, each ending with its ``GAME`` (a ``base.Game``),
+registered under the game's own ``name`` (``base`` describes the contract every game follows).
+Standard library only."""
 from __future__ import annotations
 
-from types import ModuleType
-
 from referee.rules import five_crowns, nines, ninety_nine, sixty_nine, xix
+from referee.rules.base import Game
 
-ENGINES: dict[str, ModuleType] = {}
-
-
-def register(engine: ModuleType) -> ModuleType:
-    """Add an engine under its own ``NAME``: the service, the API and the pages find it there."""
-    ENGINES[engine.NAME] = engine
-    return engine
+ENGINES: dict[str, Game] = {}
 
 
-for _engine in (ninety_nine, nines, five_crowns, xix, sixty_nine):
-    register(_engine)
+def register(game: Game) -> Game:
+    """Add a game under its own ``name``: the service, the API and the pages find it there."""
+    ENGINES[game.name] = game
+    return game
 
 
-def get_engine(name: str) -> ModuleType | None:
+for _module in (ninety_nine, nines, five_crowns, xix, sixty_nine):
+    register(_module.GAME)
+
+
+def get_engine(name: str) -> Game | None:
     return ENGINES.get(name) if isinstance(name, str) else None

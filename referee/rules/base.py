@@ -1,35 +1,59 @@
 """The engine contract shared by every game: declared moves and phases, one pipeline that applies
 every move, the moves allowed now, and the outcome.
 
-An engine is a module registered in ``referee.rules.ENGINES`` under its own ``NAME``. It declares:
+A game is one module that ends with ``GAME = Game(...)`` (``Game`` below), registered in
+``referee.rules.ENGINES`` under its ``name`` (``register(module.GAME)``). Its parts:
 
-``NAME``            the game's name in URLs (``"ninety-nine"``)
-``TITLE``           its printed name
-``PLAYERS``         ``(min, max)`` number of players
-``OPTIONS``         ``{option: {"default": ..., "description": ..., "schema": JSON Schema, "rule": id}}``;
+``module``          the engine module's ``__name__`` (its page module and templates share its last part)
+``name``            the game's name in URLs (``"ninety-nine"``)
+``title``           its printed name
+``players``         ``(min, max)`` number of players
+``options``         ``{option: {"default": ..., "description": ..., "schema": JSON Schema, "rule": id}}``;
                     ``rule`` is the ruling a refused value of the option cites (G-3)
-``RULINGS``         ``{ruling id: one-line summary}``
-``MOVES``           ``{move type: Move}``: each move's fields, description, ruling ids and handler
-``PHASES``          ``{phase: (move types it accepts)}``; ``state["phase"]`` names the current one
-``JUDGES``          ``{verdict name: Judge}``: stateless dispute verdicts
-``new_game(players, options) -> state``
+``rulings``         ``{ruling id: one-line summary}``
+``moves``           ``{move type: Move}``: each move's fields, description, ruling ids and handler
+``phases``          ``{phase: (move types it accepts)}``; ``state["phase"]`` names the current one
+``judges``          ``{verdict name: Judge}``: stateless dispute verdicts
+``new_game(players, options=None) -> state``
 ``public_view(state) -> dict``       the game's own public fields (JSON-able)
 ``standings(state) -> {name: total}``
 ``outcome(state) -> Outcome``        whether the game is over, who won, why and by which ruling
-``FIRST_DEAL``      optional ``(option, default seat)``: the option naming who deals (or starts)
-                    first and the seat its default takes (G-2); a rematch moves it one seat on
 
-and may refine the pipeline with these hooks (each has a default here):
+and, each with its default here:
 
+``view``            the fields ``public_view`` shows, typed (``referee.rules.vocabulary``): the API's
+                    ``<Game>State`` schema; default none
+``first_deal``      ``(option, default seat)``: the option naming who deals (or starts) first and the
+                    seat its default takes (G-2); a rematch moves it one seat on. None: the table
+                    deals as it likes
+``whole_round``     the move that enters a round whole (T-4), or None
+``round_label``     what the game calls a round: ``"round"``, ``"exchange"``, ``"hand"``
+``lower_is_better`` True where totals are penalty points (the standings and the stats rank upwards)
+``phase_labels``    ``{phase: N_(label)}`` for a phase (or step) the pages' shared catalogue of
+                    phase labels lacks; the others print from the catalogue
 ``actors(state, kind) -> [names] | None``   who may make the move now (None: the move names no
                                              player who must be entitled); default ``to_play``
-``refuse_phase(state, kind) -> IllegalMove`` why a move the phase does not accept is refused
-``refuse_actor(state, kind, player) -> IllegalMove``  why this player may not make it now
 ``choices(state, kind) -> dict | None``     the legal values of its fields where the choice is
                                              small, keyed by the move's own field names, each a
-                                             list; None when the move is not possible after all
+                                             list; None when the move is not possible after all;
+                                             default none
 ``facts(state, kind) -> dict``              what else a client needs to fill the move in and that
                                              is no field's values (Nines' face-down positions)
+``refuse_phase(state, kind) -> IllegalMove`` why a move the phase does not accept is refused;
+                                             None: the contract's (it names the phase's moves)
+``refuse_actor(state, kind, player) -> IllegalMove``  why this player may not make it now; None:
+                                             the contract's (it names whose turn it is)
+
+Why a frozen, keyword-only dataclass rather than a ``Protocol`` over engine modules: a misspelt
+or unknown part (``refuse_phse=``) is a ``TypeError`` where the game is built, at import, and a
+missing one too, where a module's misspelt hook was silently never called; every default is
+written here once, visible beside its part, instead of a ``getattr`` at each reader; and mypy
+checks each part's type (a hook's arguments, a table's shape) at the one place the game is built.
+``tests/rules/test_engine_contract.py`` checks every registered game on top (each hook's arity).
+
+``GAME.apply(state, move) -> state`` runs the pipeline (never mutating ``state``; raises
+``RuleError``), ``GAME.allowed(state)`` lists the moves allowed now. The module keeps its
+functions and tables, so its tests may call them one by one.
 
 Table moves (T-1, T-2) are declared here once and listed by the engines that take them:
 ``adjust_move(...)`` (a score adjustment, every game) and ``correction_move(...)`` (a finished
@@ -37,25 +61,22 @@ round's result replaced, the games whose rounds the table may enter whole). A ta
 accepted in every phase and after the game's end too; there, one that would change the result
 (the winners or the status) is refused unless it says ``change_result``.
 
-Every engine module ends with ``apply, allowed = bind(__name__)``: ``apply(state, move) -> state``
-runs the pipeline (never mutating ``state``; raises ``RuleError``), ``allowed(state)`` lists the
-moves allowed now. States are plain JSON-able data (dicts, lists, str, int, bool, None), so they
-can be stored, compared and replayed. Nothing here knows about HTTP or a database.
+States are plain JSON-able data (dicts, lists, str, int, bool, None), so they can be stored,
+compared and replayed. Nothing here knows about HTTP or a database.
 """
 from __future__ import annotations
 
 import copy
-import sys
 import unicodedata
 from dataclasses import dataclass, field
 from string import Formatter
-from typing import Any, Callable, TypedDict
+from typing import Any, Callable, Protocol, TypedDict
 
 from referee.errors import IllegalMove, InvalidInput, RuleError
-from referee.rules.fields import Choice, Field, Flag, Int, Player, Text as TextField, between, check_type
+from referee.rules.fields import Choice, Field, Flag, Int, Player, Shaped, Text as TextField, between, check_type
 from referee.texts import N_, Joined, T, Text, joined
 
-__all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "bind", "apply_move", "load_move",
+__all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "Game", "apply_move", "load_move",
            "implied_actor", "SAYS",
            "allowed_moves", "public_state", "public_move", "next_state", "TABLE_RULINGS", "adjust_move",
            "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move",
@@ -194,96 +215,107 @@ def show_value(value: Any, show: Callable[[Any], str] = str) -> str:
 
 # ---------------------------------------------------------------- the pipeline
 
-def _hook(engine, name: str, default):
-    return getattr(engine, name, None) or default
-
-
 def default_actors(state: dict, kind: str) -> list[str] | None:
     return [state["to_play"]] if state.get("to_play") else []
 
 
-def default_refuse_phase(engine, state: dict, kind: str) -> IllegalMove:
-    accepted = engine.PHASES.get(state.get("phase"), ())
+def no_choices(state: dict, kind: str) -> dict | None:
+    return {}
+
+
+def no_facts(state: dict, kind: str) -> dict:
+    return {}
+
+
+def accepted_now(engine: Game, state: dict) -> tuple[str, ...]:
+    """The move types the current phase accepts (none in a phase the game does not declare)."""
+    phase = state.get("phase")
+    return engine.phases.get(phase, ()) if isinstance(phase, str) else ()
+
+
+def default_refuse_phase(engine: Game, state: dict, kind: str) -> IllegalMove:
+    accepted = accepted_now(engine, state)
     if not accepted:
-        return IllegalMove(engine.MOVES[kind].rules[0],
+        return IllegalMove(engine.moves[kind].rules[0],
                            T("A '{move}' move is not possible now: the table is at '{phase}', which takes no move.",
                              move=kind, phase=state.get("phase")), legal={"type": []})
-    return IllegalMove(engine.MOVES[kind].rules[0],
+    return IllegalMove(engine.moves[kind].rules[0],
                        T("A '{move}' move is not possible now: the table is at '{phase}', which takes {moves}.",
                          move=kind, phase=state.get("phase"), moves=", ".join(accepted)),
                        legal=moves_instead(engine, state, accepted))
 
 
-def default_refuse_actor(engine, state: dict, kind: str, player: str) -> IllegalMove:
-    who = list(_hook(engine, "actors", default_actors)(state, kind) or [])
-    legal = {engine.MOVES[kind].actor or "player": who}
+def default_refuse_actor(engine: Game, state: dict, kind: str, player: str) -> IllegalMove:
+    who = list(engine.actors(state, kind) or [])
+    legal = {engine.moves[kind].actor or "player": who}
     if not who:
         return IllegalMove("G-1", T("It is nobody's turn, not {player}'s.", player=player), legal=legal)
     return IllegalMove("G-1", T("It is {to_play}'s turn, not {player}'s.", to_play=or_names(who), player=player),
                        legal=legal)
 
 
-def moves_instead(engine, state: dict, kinds) -> dict:
+def moves_instead(engine: Game, state: dict, kinds) -> dict:
     """``legal`` for a move that is not possible at this point of the game: those of ``kinds``
     (move types the refusal names) that are allowed now."""
     now = allowed_moves(engine, state)
     return {"type": [kind for kind in kinds if kind in now]}
 
 
-def move_kind(engine, move: Any) -> str:
+def move_kind(engine: Game, move: Any) -> str:
     if not isinstance(move, dict):
         raise InvalidInput(N_("A move must be a JSON object."))
     kind = move.get("type")
     if "type" not in move:
         raise InvalidInput(T("Missing field '{field}'.", field="type"))
     check_type("type", kind, str)
-    if kind == "correct_round" and kind not in engine.MOVES and "adjust" in engine.MOVES:
+    if kind == "correct_round" and kind not in engine.moves and "adjust" in engine.moves:
         raise IllegalMove("T-1", N_("This game's rounds are scored by the referee move by move, never entered "
                                     "whole, so there is no round result to replace: a score the table disputes "
                                     "is changed with an adjustment ('adjust', T-2)."), legal={"type": ["adjust"]})
-    if kind not in engine.MOVES:
+    if kind not in engine.moves:
         raise InvalidInput(T("Unknown move type '{move}'. This game knows: {moves}.", move=kind,
-                             moves=", ".join(engine.MOVES)))
+                             moves=", ".join(engine.moves)))
     return kind
 
 
-def load_move(engine, state: dict, move: Any) -> tuple[str, dict]:
+def load_move(engine: Game, state: dict, move: Any) -> tuple[str, dict]:
     """The move's type and its clean fields, or ``InvalidInput`` for a malformed move."""
     kind = move_kind(engine, move)
-    return kind, engine.MOVES[kind].load(implied_actor(engine, state, move), state)
+    return kind, engine.moves[kind].load(implied_actor(engine, state, move), state)
 
 
-def implied_actor(engine, state: dict, move: Any) -> Any:
+def implied_actor(engine: Game, state: dict, move: Any) -> Any:
     """``move`` with the player who makes it filled in when it names none and exactly one player may
     make it now: the player to play is implied (a tap per card; a move queued offline after another
     is made by whoever is to play when it arrives). The log keeps the move so completed."""
-    spec = engine.MOVES.get(move.get("type")) if isinstance(move, dict) and isinstance(move.get("type"), str) else None
+    kind = move.get("type") if isinstance(move, dict) else None
+    spec = engine.moves.get(kind) if isinstance(kind, str) else None
     if spec is None or not spec.actor or spec.actor in move:
         return move
-    who = _hook(engine, "actors", default_actors)(state, move["type"])
+    who = engine.actors(state, move["type"])
     return {**move, spec.actor: who[0]} if who is not None and len(who) == 1 else move
 
 
-def apply_move(engine, state: dict, move: Any) -> dict:
+def apply_move(engine: Game, state: dict, move: Any) -> dict:
     """Every move of every game, in one order: a known type and well-formed fields, the game not
     over, the phase accepts it, the right player; then the engine's handler on a copy of the
     state. (A malformed body is refused as malformed whenever it is sent.)"""
     kind, clean = load_move(engine, state, move)
-    spec = engine.MOVES[kind]
+    spec = engine.moves[kind]
     result = engine.outcome(state)
     over = result["status"] == "finished"
     if over and not spec.table_rule:
+        assert result["rule"], "a finished game names the ruling that ended it"
         raise IllegalMove(result["rule"], T("The game is over: {reason}", reason=result["reason"]))
     if not recorded_now(engine, state, kind):
         raise by_rounds_refusal(engine)
-    if kind not in engine.PHASES.get(state.get("phase"), ()) and kind != RECORD_MOVE:
-        refuse = getattr(engine, "refuse_phase", None)
-        raise refuse(state, kind) if refuse else default_refuse_phase(engine, state, kind)
+    if kind not in accepted_now(engine, state) and kind != RECORD_MOVE:
+        raise (engine.refuse_phase(state, kind) if engine.refuse_phase
+               else default_refuse_phase(engine, state, kind))
     if spec.actor and clean.get(spec.actor) is not None:
-        who = _hook(engine, "actors", default_actors)(state, kind)
+        who = engine.actors(state, kind)
         if who is not None and clean[spec.actor] not in who:
-            refuse = getattr(engine, "refuse_actor", None)
-            raise (refuse(state, kind, clean[spec.actor]) if refuse
+            raise (engine.refuse_actor(state, kind, clean[spec.actor]) if engine.refuse_actor
                    else default_refuse_actor(engine, state, kind, clean[spec.actor]))
     new = next_state(state)
     new["events"] = []
@@ -291,12 +323,12 @@ def apply_move(engine, state: dict, move: Any) -> dict:
         spec.handler(new, clean)
     except InvalidInput as error:
         raise spec.named(error) from None
-    if over:
-        _check_result(engine, spec, kind, clean, result, new)
+    if over and spec.table_rule:  # (after the end, only a table move gets here)
+        _check_result(engine, spec.table_rule, kind, clean, result, new)
     return new
 
 
-def _check_result(engine, spec: Move, kind: str, move: dict, before: Outcome, new: dict) -> None:
+def _check_result(engine: Game, rule: str, kind: str, move: dict, before: Outcome, new: dict) -> None:
     """T-3: after the end, a table move (T-1, T-2) that changes the result (the winners or the
     status) needs the table's explicit ``change_result``, and its refusal cites T-1 or T-2; when it
     has it, the change is said aloud."""
@@ -313,16 +345,16 @@ def _check_result(engine, spec: Move, kind: str, move: dict, before: Outcome, ne
             detail = T("The game is over ({reason}) and this '{move}' move would change its result: {winners} "
                        "would win instead of {was}. Send change_result true if the table decides so.",
                        reason=before["reason"], move=kind, winners=and_names(after["winners"]), was=was)
-        raise IllegalMove(spec.table_rule, detail, legal={"change_result": [True]})
+        raise IllegalMove(rule, detail, legal={"change_result": [True]})
     if after["status"] != "finished":
         text = T("The table changed the game's result: the game goes on (the winner was {was}).", was=was)
     else:
         text = T("The table changed the game's result: {winners} now win(s) (it was {was}).",
                  winners=and_names(after["winners"]), was=was)
-    new["events"].append({"text": text, "rule": spec.table_rule})
+    new["events"].append({"text": text, "rule": rule})
 
 
-def allowed_moves(engine, state: dict) -> dict:
+def allowed_moves(engine: Game, state: dict) -> dict:
     """The moves allowed now: ``{type: {"players": [names] | None, "choices": {field: [values]},
     "facts": {name: value}}}``. ``players`` None means the move names no player who must be
     entitled (the table records it). ``choices`` is keyed by the move's own field names only, each
@@ -331,65 +363,51 @@ def allowed_moves(engine, state: dict) -> dict:
     waiting for chances). Either is left out when empty. Once the game is over, only the table's
     own moves are (T-1, T-2)."""
     over = engine.outcome(state)["status"] == "finished"
-    actors = _hook(engine, "actors", default_actors)
-    choices = getattr(engine, "choices", None)
-    facts = getattr(engine, "facts", None)
+    actors, choices, facts = engine.actors, engine.choices, engine.facts
     found = {}
-    for kind in (*engine.PHASES.get(state.get("phase"), ()), *([RECORD_MOVE] if RECORD_MOVE in engine.MOVES else [])):
-        spec = engine.MOVES[kind]
+    for kind in (*accepted_now(engine, state), *([RECORD_MOVE] if RECORD_MOVE in engine.moves else [])):
+        spec = engine.moves[kind]
         if over and not spec.table_rule or not recorded_now(engine, state, kind):
             continue
         who = actors(state, kind) if spec.actor else None
         if who is not None and not who:
             continue
         entry: dict[str, Any] = {"players": who}
-        values = spec.offer(state) if spec.offer else choices(state, kind) if choices else {}
+        values = spec.offer(state) if spec.offer else choices(state, kind)
         if values is None:
             continue
         if values:
             entry["choices"] = values
-        known = facts(state, kind) if facts and not spec.offer else None
+        known = facts(state, kind) if not spec.offer else None
         if known:
             entry["facts"] = known
         found[kind] = entry
     return found
 
 
-def bind(module_name: str):
-    """``apply`` and ``allowed`` for the engine module ``module_name`` (looked up when called, so
-    an engine can bind at import time, before its own module object is complete)."""
-
-    def apply(state: dict, move: Any) -> dict:
-        return apply_move(sys.modules[module_name], state, move)
-
-    def allowed(state: dict) -> dict:
-        return allowed_moves(sys.modules[module_name], state)
-
-    return apply, allowed
-
-
-def public_move(engine, move: Any) -> Any:
+def public_move(engine: Game, move: Any) -> Any:
     """A logged move as anyone with the game's id may see it (G-5)."""
-    spec = engine.MOVES.get(move.get("type")) if isinstance(move, dict) and isinstance(move.get("type"), str) else None
+    kind = move.get("type") if isinstance(move, dict) else None
+    spec = engine.moves.get(kind) if isinstance(kind, str) else None
     return spec.public(move) if spec else move
 
 
-def public_state(engine, state: dict) -> dict:
+def public_state(engine: Game, state: dict) -> dict:
     """The public state of a game in one vocabulary (``referee.rules.vocabulary``): the engine's own
     view, then ``phase``, ``round``, ``round_label`` and ``lower_is_better`` (from the engine's
-    ``ROUND_LABEL`` and ``LOWER_IS_BETTER``), ``events``, ``outcome`` (and ``status``/``winners``
+    ``round_label`` and ``lower_is_better``), ``events``, ``outcome`` (and ``status``/``winners``
     from it), ``allowed``, and in a game that takes them the way the table records (T-4) and its
     ``adjustments`` (T-2)."""
     view = engine.public_view(state)
     result = engine.outcome(state)
     view.update(phase=state.get("phase"), round=view.get("round", state.get("round")),
-                round_label=getattr(engine, "ROUND_LABEL", "round"),
-                lower_is_better=getattr(engine, "LOWER_IS_BETTER", False),
+                round_label=engine.round_label,
+                lower_is_better=engine.lower_is_better,
                 events=list(state.get("events") or []), status=result["status"],
                 winners=list(result["winners"]), outcome=result, allowed=allowed_moves(engine, state))
-    if RECORD_MOVE in engine.MOVES:
+    if RECORD_MOVE in engine.moves:
         view["record"] = record_mode(state)
-    if "adjust" in engine.MOVES:
+    if "adjust" in engine.moves:
         view["adjustments"] = copy.deepcopy(state.get("adjustments") or [])
     return view
 
@@ -444,8 +462,60 @@ class Judge:
     response: dict = field(default_factory=lambda: {"type": "object"})
 
 
+class NewGame(Protocol):
+    """``new_game(players, options=None) -> state``: the options a table left out take their defaults."""
+
+    def __call__(self, players: Any, options: Any = None, /) -> dict: ...
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Game:
+    """One game, declared whole (the module docstring says what each part is). Keyword-only and
+    frozen: an unknown or misspelt part is a ``TypeError`` where the engine builds it, a missing
+    one too, and a game does not change once registered. Compared by identity (a game is one
+    object in the registry)."""
+
+    module: str  # the engine module's ``__name__``: its page module and templates share its last part
+    name: str
+    title: str
+    players: tuple[int, int]
+    options: dict[str, dict[str, Any]]
+    rulings: dict[str, str]
+    moves: dict[str, Move]
+    phases: dict[str, tuple[str, ...]]
+    judges: dict[str, Judge]
+    new_game: NewGame
+    public_view: Callable[[dict], dict]
+    standings: Callable[[dict], dict[str, int]]
+    outcome: Callable[[dict], Outcome]
+    view: tuple[Shaped, ...] = ()
+    first_deal: tuple[str, int] | None = None
+    whole_round: str | None = None
+    round_label: str = "round"
+    lower_is_better: bool = False
+    phase_labels: dict[str, str] = field(default_factory=dict)
+    actors: Callable[[dict, str], list[str] | None] = default_actors
+    choices: Callable[[dict, str], dict | None] = no_choices
+    facts: Callable[[dict, str], dict] = no_facts
+    # None: the contract's own refusal (``default_refuse_phase``, ``default_refuse_actor``), which
+    # reads the whole game and so cannot be a default value here.
+    refuse_phase: Callable[[dict, str], IllegalMove] | None = None
+    refuse_actor: Callable[[dict, str, str], IllegalMove] | None = None
+
+    def apply(self, state: dict, move: Any) -> dict:
+        """The state after ``move`` (``state`` is never changed); raises ``RuleError``."""
+        return apply_move(self, state, move)
+
+    def allowed(self, state: dict) -> dict:
+        """The moves allowed now (``allowed_moves``)."""
+        return allowed_moves(self, state)
+
+    def __repr__(self) -> str:
+        return f"<Game {self.name}>"
+
+
 # ---------------------------------------------------------------- the table's own moves (T-1, T-2)
-# Declared once here; an engine lists them in its MOVES and in every phase (and its RULINGS with
+# Declared once here; an engine lists them in its moves and in every phase (and its rulings with
 # TABLE_RULINGS), giving what only it knows: how a point counts, how a round is scored again.
 
 TABLE_RULINGS = {
@@ -719,8 +789,8 @@ def option_refusal(spec: dict, name: str, detail: Text, legal: Any = None) -> In
                         rule=rule, legal=legal)
 
 
-_OPTION_TYPES = {"integer": (int, N_("a whole number")), "string": (str, N_("a text")),
-                 "boolean": (bool, N_("true or false"))}
+_OPTION_TYPES: dict[Any, tuple[type | None, str]] = {
+    "integer": (int, N_("a whole number")), "string": (str, N_("a text")), "boolean": (bool, N_("true or false"))}
 
 
 def check_option(spec: dict, name: str, value: Any) -> None:
@@ -765,14 +835,14 @@ def left_of(players: list[str], name: str, steps: int = 1) -> str:
     return players[(players.index(name) + steps) % len(players)]
 
 
-def next_deal(engine, players: list[str], options: dict,
+def next_deal(engine: Game, players: list[str], options: dict,
               rename: Callable[[str], str] = lambda name: name) -> tuple[list[str], dict]:
     """The players and options of the next game at the same seats: the same (each name through
     ``rename``, a group's renames), with the first deal one seat to the left (G-1, G-2), whether the
     option names the dealer or the first to play (the dealer's left). An engine that declares no
-    ``FIRST_DEAL`` keeps its options: the table deals as it likes."""
+    ``first_deal`` keeps its options: the table deals as it likes."""
     options = dict(options)
-    declared = getattr(engine, "FIRST_DEAL", None)
+    declared = engine.first_deal
     if declared:
         name, default_seat = declared
         current = options.get(name)
@@ -804,10 +874,10 @@ def ranked(totals: dict[str, int], lowest_wins: bool) -> list[str]:
 
 
 # ---------------------------------------------------------------- how the table records (T-4)
-# An engine that takes whole rounds names its round entry in ``WHOLE_ROUND`` (``round_result``,
-# ``hand_result``, ...), declares ``OPTIONS["record"] = record_option()``, keeps the mode in
-# ``state["record"]`` and lists ``record_move(...)`` as ``switch_record`` in its MOVES (not in its
-# PHASES: the switch is taken in every phase until the end, and itself refuses one inside a round).
+# A game that takes whole rounds names its round entry in ``whole_round`` (``round_result``,
+# ``hand_result``, ...), declares ``options["record"] = record_option()``, keeps the mode in
+# ``state["record"]`` and lists ``record_move(...)`` as ``switch_record`` in its moves (not in its
+# phases: the switch is taken in every phase until the end, and itself refuses one inside a round).
 
 RECORD_MODES = ("moves", "rounds")
 RECORD_MOVE = "switch_record"
@@ -824,16 +894,16 @@ def record_mode(state: dict) -> str:
     return state.get("record") or "moves"  # a state stored before T-4 records moves
 
 
-def recorded_now(engine, state: dict, kind: str) -> bool:
+def recorded_now(engine: Game, state: dict, kind: str) -> bool:
     """Whether a ``kind`` move fits the way the table records now (T-4): recording by rounds, only
     the round entry, the switch and the table's own moves (T-1, T-2) are taken."""
-    whole = getattr(engine, "WHOLE_ROUND", None)
+    whole = engine.whole_round
     return (record_mode(state) != "rounds" or not whole or kind in (whole, RECORD_MOVE)
-            or engine.MOVES[kind].table_rule is not None)
+            or engine.moves[kind].table_rule is not None)
 
 
 def by_rounds_refusal(engine) -> IllegalMove:
-    whole = engine.WHOLE_ROUND
+    whole = engine.whole_round
     return IllegalMove("T-4", T("The table records this game by rounds: enter each round whole ('{whole}') when it "
                                 "ends, or switch to recording moves between rounds ('{switch}').", whole=whole,
                                 switch=RECORD_MOVE), legal={"type": [whole, RECORD_MOVE]})
@@ -874,4 +944,4 @@ def record_move(inside_round: Callable[[dict], Any], switched: Callable[[dict, s
                                                                                           move.get("record"))))
 
 
-_MODE_WORDS = {"moves": N_("move by move"), "rounds": N_("round by round")}
+_MODE_WORDS: dict[Any, Text] = {"moves": N_("move by move"), "rounds": N_("round by round")}

@@ -111,7 +111,7 @@ class Int(Field):
         return value
 
     def value_schema(self):
-        schema = {"type": "integer"}
+        schema: dict[str, Any] = {"type": "integer"}
         if self.lo is not None:
             schema["minimum"] = self.lo
         if self.hi is not None:
@@ -176,6 +176,7 @@ class Card(Field):
         return self.read(value)
 
     def value_schema(self):
+        schema: dict[str, Any]
         if self.numbers:
             schema = {"oneOf": [{"type": "integer"}, {"type": "string"}]}
         else:

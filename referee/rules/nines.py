@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import copy
 import re
-import sys
 from typing import Any
 
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
-    SAYS, TABLE_RULINGS, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
-    between, correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
+    SAYS, TABLE_RULINGS, Game, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move, check_keys,
+    check_players, between, correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
     player_option, record_move, record_option, replace_round, resolve_options, round_index,
 )
 from referee.rules import vocabulary
@@ -46,7 +45,7 @@ FACE_UP_AT_DEAL = 3  # N9-2
 JOKER_POINTS = -3  # N9-6; N9-9 lets the table choose -2 or -5
 
 FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
-OPTIONS = {
+OPTIONS: dict[str, dict[str, Any]] = {
     "decks": {"default": None, "schema": {"type": "integer", "minimum": 2, "maximum": 20}, "rule": "N9-1",
               "description": N_("Standard decks with two Jokers each: default 2 for 2-3 players, 3 for 4-6, "
                                 "one more for every three further players; the table may choose more (N9-1).")},
@@ -466,6 +465,7 @@ def _hand_entry(state: dict, hand: int, dealer: str, done: str | None, grids: di
     """A scored hand as ``rounds`` keeps it (its ``totals`` are added by the caller): from every
     final grid, or from each player's points when the table entered only those (T-4)."""
     if grids is None:
+        assert points is not None  # a hand entered as points (T-4)
         return {"round": hand, "dealer": dealer, "done": done, "scores": dict(points),
                 "breakdown": {p: [{"rule": "T-4", "points": points[p], "detail": N_("Entered as points.")}]
                               for p in state["players"]},
@@ -639,7 +639,7 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
         return IllegalMove("N9-4", T("{player} is done: first every other player turns all their cards face up "
                                      "(still to reveal: {players}).", player=state["done"],
                                      players=", ".join(state["reveals_pending"])),
-                           legal=moves_instead(sys.modules[__name__], state, ("reveal", "reveal_all")))
+                           legal=moves_instead(GAME, state, ("reveal", "reveal_all")))
     if kind == "deal":
         return IllegalMove("N9-2", T("Hand {hand} has already been dealt.", hand=state["hand"]))
     if kind in ("reveal", "reveal_all"):
@@ -699,7 +699,7 @@ def _says_turn(move: dict, show=str) -> str:
              card=show(move.get("card")), source=source, where=where)
 
 
-_SOURCES = {"stock": N_("stock"), "discard": N_("discard")}
+_SOURCES: dict[Any, Text] = {"stock": N_("stock"), "discard": N_("discard")}
 
 
 _POSITIONS = {"type": "object", "additionalProperties": {"type": "string"}, "description": "Position (\"0\"-\"8\"): card.",
@@ -784,7 +784,6 @@ MOVES = {
                           round_of=lambda state: state["hand"]),
 }
 
-apply, allowed = bind(__name__)
 
 
 # ---------------------------------------------------------------- dispute verdict
@@ -845,3 +844,10 @@ JUDGES = {
                       "breakdown": _BREAKDOWN}},
     ),
 }
+
+
+GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
+            phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
+            outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, round_label=ROUND_LABEL,
+            lower_is_better=LOWER_IS_BETTER, actors=actors, choices=choices, facts=facts, refuse_phase=refuse_phase,
+            refuse_actor=refuse_actor)

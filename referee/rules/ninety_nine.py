@@ -6,14 +6,13 @@ checked as far as tokens tell, T-4). A round entered whole may be entered again 
 T-1); one refereed card by card may not: its tokens follow from the cards (``adjust``, T-2)."""
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_of
 from referee.rules.base import (
-    SAYS, ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind,
+    SAYS, ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, Game,
     between, check_keys, check_players, correction_move, finished, get_field, get_int, in_deck, in_progress,
     moves_instead, player_option, record_move, record_option, replace_round, resolve_options, round_index,
 )
@@ -27,7 +26,7 @@ TITLE = "Ninety-nine"
 PLAYERS = (2, 16)
 HAND = 3  # N99-2: three cards each
 FIRST_DEAL = ("first_player", 0)  # the option naming who starts, and its default seat (N99-2, G-2)
-OPTIONS = {
+OPTIONS: dict[str, dict[str, Any]] = {
     "tokens": {"default": 9, "schema": {"type": "integer", "minimum": 1, "maximum": 99}, "rule": "N99-1",
                "description": N_("Tokens each player starts with (N99-1).")},
     "decks": {"default": None, "schema": {"type": "integer", "enum": [1, 2]}, "rule": "N99-1",
@@ -117,7 +116,7 @@ def play_effect(total: int, card: str, value: int | None, players: int) -> Effec
     if rank == "2":
         new = total // 2 if total % 2 == 0 and total > 49 else total * 2
         how = N_("halves") if total % 2 == 0 and total > 49 else N_("doubles")
-    elif rank in ("10", "A"):
+    elif rank in ("10", "A") and value is not None:  # (always declared: card_value)
         new, how = total + value, T("counts {value:+d}", value=value)
     elif rank == "9":
         new, how = total, T("adds {n}", n=0)
@@ -540,7 +539,7 @@ def _round_result(state: dict, move: dict) -> None:
     why = _inside_round(state)
     if why is not None:
         raise IllegalMove("T-4", T("A round is entered whole only before its first card: {why}", why=why),
-                          legal=moves_instead(sys.modules[__name__], state, ("play", "missed_draw")))
+                          legal=moves_instead(GAME, state, ("play", "missed_draw")))
     start = dict(state["tokens"])
     lost = _check_round(state["players"], start, move["lost"], move["ended_by"], move.get("ending"))
     entry = _whole_entry(state["round"], state["starter"], start, lost, move)
@@ -725,7 +724,9 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
     if kind == "play":
         return IllegalMove("N99-2", T("It is {to_play}'s turn, not {player}'s.", to_play=state["to_play"], player=player),
                            legal={"player": [state["to_play"]] if state["to_play"] else []})
-    return IllegalMove("N99-7", _may_miss_draw(state, player))
+    why = _may_miss_draw(state, player)
+    assert why is not None  # refused: not among the actors, who are those without a reason
+    return IllegalMove("N99-7", why)
 
 
 def choices(state: dict, kind: str) -> dict | None:
@@ -779,7 +780,9 @@ def _says_play(move: dict, show=str) -> str:
 
 
 def _says_round(move: dict, show=str) -> str:
-    lost = move.get("lost") if isinstance(move.get("lost"), dict) else {}
+    lost = move.get("lost")
+    if not isinstance(lost, dict):
+        lost = {}
     losses = ", ".join(f"{p} -{n}" for p, n in lost.items() if n)
     return T("Round result: {player} {how}; {losses}", player=move.get("ended_by"),
              how=_HOW.get(move.get("ending"), _HOW[None])[0], losses=losses or "0")
@@ -828,7 +831,6 @@ MOVES = {
                           who=lambda state: _active(state)),
 }
 
-apply, allowed = bind(__name__)
 
 
 # ---------------------------------------------------------------- dispute verdict
@@ -899,3 +901,9 @@ JUDGES = {
         },
     ),
 }
+
+
+GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
+            phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
+            outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, actors=actors, choices=choices,
+            facts=facts, refuse_actor=refuse_actor)

@@ -1,10 +1,10 @@
 """One vocabulary for the public state: a thing the games share (the draw pile, the discard's top,
 hand sizes, the dealer, what a round is called, which way totals count) has one name, one type and
-one meaning in every game. An engine declares its public state in ``VIEW``, a tuple of fields; it
-takes a shared thing from here rather than declaring it again, and the API turns ``VIEW`` into
+one meaning in every game. A game declares its public state in its ``view``, a tuple of fields; it
+takes a shared thing from here rather than declaring it again, and the API turns ``view`` into
 its ``<Game>State`` schema, so a generated client reads every field as a typed attribute.
 
-``docs/api.md`` lists this vocabulary; tests check that every engine's ``VIEW`` uses it, that no
+``docs/api.md`` lists this vocabulary; tests check that every game's ``view`` uses it, that no
 engine names a shared thing otherwise (``SYNONYMS``), and that each public view holds exactly the
 declared fields, each of its declared type.
 """
@@ -30,7 +30,7 @@ def card_schema(numbers: bool = False) -> dict:
 
 
 # Added to every game's state by the engine contract (``base.public_state``) from the engine's own
-# declarations (``ROUND_LABEL``, ``LOWER_IS_BETTER``), or by the table's recording (T-4).
+# declarations (``round_label``, ``lower_is_better``), or by the table's recording (T-4).
 ROUND_LABEL = shown("round_label", {"type": "string", "enum": ["round", "exchange", "hand"]},
                     "What this game calls a round: 'round' (69, Five Crowns, Ninety-nine), 'exchange' (XIX), "
                     "'hand' (Nines); `round` counts them.")

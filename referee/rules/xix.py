@@ -22,13 +22,12 @@ that may be true. Only such an exchange can be corrected whole (T-1).
 """
 from __future__ import annotations
 
-import sys
 from copy import deepcopy
 from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    ADJUST_LIMIT, RECORD_MOVE, SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, between, bind,
+    ADJUST_LIMIT, RECORD_MOVE, SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, between, Game,
     check_keys, check_players, correction_move, finished, get_field, in_deck, in_progress, moves_instead,
     player_option, record_move, record_option, replace_round, resolve_options, round_index,
 )
@@ -56,7 +55,7 @@ SOURCES = ("closed", "open")
 _parse = in_deck(parse_xix, "X19-1")  # G-3: a card outside the deck cites the deck's ruling
 
 FIRST_DEAL = ("first_leader", 0)  # the option naming who starts, and its default seat (X19-1, G-2)
-OPTIONS = {
+OPTIONS: dict[str, dict[str, Any]] = {
     "first_leader": {
         "default": None, "schema": {"type": "string"}, "rule": "X19-1",
         "description": N_("Who leads the first trick (X19-1, the table's choice); "
@@ -187,9 +186,8 @@ def new_game(players: Any, options: Any = None) -> dict:
 
 # ------------------------------------------------------------------ move parsing
 
-def _card(obj: dict, key: str, nullable: bool = False) -> int | None:
-    value = get_field(obj, key, (int, str), nullable=nullable)
-    return None if value is None else _parse(value)
+def _card(obj: dict, key: str) -> int:
+    return _parse(get_field(obj, key, (int, str)))
 
 
 def _version_2(state: dict) -> bool:
@@ -499,8 +497,8 @@ def _trade(state: dict, move: dict) -> None:
     _take_from_hand(state, name, card, move["from"])
     slot = state["strike_row"][index]
     taken = _strike_card(state, slot, index, move.get("strike_card"), card)
-    if slot["face"] == "up":                      # a face-up strike card joins the open hand
-        _add_open(state, name, taken)
+    if slot["face"] == "up":                      # a face-up strike card (known: taken) joins the open hand
+        _add_open(state, name, slot["card"])
     elif slot["face"] == "down":                  # a face-down one joins the closed hand
         _grow_closed(state, name, 1)
         if taken is not None:
@@ -612,7 +610,7 @@ def _exchange_result(state: dict, move: dict) -> None:
     why = _inside_exchange(state)
     if why is not None:
         raise IllegalMove("T-4", T("An exchange is entered whole between exchanges, never inside one: {why}",
-                                   why=why), legal=moves_instead(sys.modules[__name__], state, ("play", "decide")))
+                                   why=why), legal=moves_instead(GAME, state, ("play", "decide")))
     result = _whole_exchange(state, move["strikes"], move.get("abandoned"))
     state["strikes"] = result["strikes"]
     _end_exchange(state, result["winner"], result["how"], entered=result["entered"])
@@ -768,7 +766,7 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
         return IllegalMove("X19-8", N_("Version 2.0 has no raise or abandon: a third strike ends the exchange."))
     return IllegalMove(rule, T("A '{move}' move is not possible now. {now}", move=kind,
                                now=T(now, player=state["to_play"])),
-                       legal=moves_instead(sys.modules[__name__], state, PHASES[state["phase"]]))
+                       legal=moves_instead(GAME, state, PHASES[state["phase"]]))
 
 
 def _refuse_whole(state: dict) -> IllegalMove:
@@ -778,10 +776,10 @@ def _refuse_whole(state: dict) -> IllegalMove:
         return IllegalMove("X19-6", T("Exchange {n} is over, but its cards are being redistributed: record the draft "
                                       "and the trade first, or switch to recording by exchanges ('switch_record'), "
                                       "which skips them.", n=state["exchange"]),
-                           legal=moves_instead(sys.modules[__name__], state, (state["phase"], RECORD_MOVE)))
+                           legal=moves_instead(GAME, state, (state["phase"], RECORD_MOVE)))
     return IllegalMove("T-4", T("An exchange is entered whole between exchanges, never inside one: {why}",
                                 why=_inside_exchange(state)),
-                       legal=moves_instead(sys.modules[__name__], state, ("play", "decide")))
+                       legal=moves_instead(GAME, state, ("play", "decide")))
 
 
 def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
@@ -809,7 +807,7 @@ def _sources(state: dict) -> list[str]:
     return [source for source, has in (("closed", closed), ("open", opened)) if has]
 
 
-def choices(state: dict, kind: str) -> dict:
+def choices(state: dict, kind: str) -> dict | None:
     """The hands a card can come from (X19-7), the answers to a strike (X19-3), the cards left to
     draft and the strike-row slots a trade can use (X19-6)."""
     if kind == "play":
@@ -831,7 +829,7 @@ def facts(state: dict, kind: str) -> dict:
     the strike-row cards face up (``face_up``: slot, as a string, to card; X19-6)."""
     if kind not in ("play", "trade"):
         return {}
-    known = {"open_hand": list(state["open_hands"][state["to_play"]])}
+    known: dict[str, Any] = {"open_hand": list(state["open_hands"][state["to_play"]])}
     if kind == "trade":
         known["face_up"] = {str(i): slot["card"] for i, slot in enumerate(state["strike_row"]) if slot["face"] == "up"}
     return known
@@ -926,4 +924,8 @@ MOVES = {
     "switch_record": record_move(_inside_exchange, _switched),
 }
 
-apply, allowed = bind(__name__)
+
+GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
+            phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
+            outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, round_label=ROUND_LABEL, choices=choices,
+            facts=facts, refuse_phase=refuse_phase, refuse_actor=refuse_actor)

@@ -1,4 +1,4 @@
-"""The Check pages: every verdict of every engine (its ``JUDGES``) as a form, built from the
+"""The Check pages: every verdict of every engine (its ``judges``) as a form, built from the
 Judge's request JSON Schema, and the verdict's answer read back with the rulings it cites.
 
 Nothing here knows a game: fields are read from the schemas (an integer, a text, a choice, a
@@ -192,9 +192,9 @@ _RULING_ID = re.compile(r"\b[A-Z][A-Z0-9]*-[0-9]+\b")
 
 def verdict_rulings(judge, engine) -> list[str]:
     """The rulings a verdict's summary names (those its engine lists)."""
-    return [rid for rid in dict.fromkeys(_RULING_ID.findall(judge.summary or "")) if rid in engine.RULINGS]
+    return [rid for rid in dict.fromkeys(_RULING_ID.findall(judge.summary or "")) if rid in engine.rulings]
 
 
 def summaries(ids: list[str], engine, general: dict) -> list[tuple[str, str]]:
     """Each ruling id with its text: the engine's summary, else the general rulings' text."""
-    return [(rid, engine.RULINGS.get(rid) or general.get(rid) or "") for rid in ids]
+    return [(rid, engine.rulings.get(rid) or general.get(rid) or "") for rid in ids]

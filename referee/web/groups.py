@@ -291,7 +291,7 @@ def correct(game_id, number):
         return _not_at_the_table(_("Only the table corrects a round."))
     ui = ui_for(game.game)
     view = store.game_view(game)
-    if "correct_round" not in _engine(game.game).MOVES:
+    if "correct_round" not in _engine(game.game).moves:
         return _error_page(404, _("Rounds are not corrected in this game"),
                            _("This game is scored move by move: undo a move, or adjust a score from the game's "
                              "page."), rule="T-1")

@@ -1,11 +1,11 @@
 """The rules pages and the ruling links of every other page.
 
-A game's page is its rules document, ``docs/rules/<NAME>.md`` at the root of the source tree (the
+A game's page is its rules document, ``docs/rules/<name>.md`` at the root of the source tree (the
 ``RULES_DOCS`` config key may name another folder), rendered with markdown-it (raw HTML off, so
 everything in it is escaped); the index is ``README.md`` there, with the rulings for every game.
 Each ruling line (``- **<id>** text``) gets its id as an anchor. A ruling an engine lists that its
-document does not (or a game without a document) is listed from the engine's ``RULINGS``.
-A translation is ``<lang>/<NAME>.md`` beside it (``docs/rules/de/``), with the same ruling ids, so
+document does not (or a game without a document) is listed from the game's ``rulings``.
+A translation is ``<lang>/<name>.md`` beside it (``docs/rules/de/``), with the same ruling ids, so
 every badge links to the same anchor in either language; a document without one is served in English.
 """
 from __future__ import annotations
@@ -95,7 +95,7 @@ def ruling(ids, game: str | None = None, label: str = "") -> Markup:
     badges = []
     for n, rid in enumerate(map(str, ids)):
         text = (label if n == 0 else "") + rid
-        owners = [name for name in [game, *ENGINES] if rid in getattr(ENGINES.get(name), "RULINGS", {})]
+        owners = [name for name in [game, *ENGINES] if name in ENGINES and rid in ENGINES[name].rulings]
         if rid in general:
             href = url_for("web.rules_index", _anchor=rid)
         elif owners:
@@ -103,6 +103,6 @@ def ruling(ids, game: str | None = None, label: str = "") -> Markup:
         else:
             badges.append(Markup('<span class="rule">{}</span>').format(text))
             continue
-        title = ENGINES[owners[0]].RULINGS[rid] if owners else _summary(general[rid])
+        title = ENGINES[owners[0]].rulings[rid] if owners else _summary(general[rid])
         badges.append(Markup('<a class="rule" href="{}" title="{}">{}</a>').format(href, title, text))
     return Markup(" ").join(badges)

@@ -395,17 +395,17 @@ def home(status: int = 200, **context):
 def new_game(name):
     engine = _engine(name)
     ui = ui_for(name)
-    values = {"players": "", **{k: "" for k in engine.OPTIONS}, "group": request.args.get("group", "")}
+    values = {"players": "", **{k: "" for k in engine.options}, "group": request.args.get("group", "")}
     error = None
     held = held_groups()
     if request.method == "POST":
         values.update({k: request.form.get(k, "") for k in values})
         players = [line.strip() for line in values["players"].replace(",", "\n").splitlines() if line.strip()]
         options = {}
-        for key in engine.OPTIONS:
+        for key in engine.options:
             raw = values[key].strip()
             if raw:
-                options[key] = ui.option_value(engine.OPTIONS[key], raw)
+                options[key] = ui.option_value(engine.options[key], raw)
         label = f"Started the game ({device_label(request.user_agent.string)})"
         group_id = values["group"].strip()
         if group_id and group_id not in {group.id for group in held}:
@@ -677,8 +677,8 @@ def rules_page(game):
     if engine is None:
         return _error_page(404, _("No such game"), _("The referee keeps no rules by that name; the rules "
                                                      "page lists every game it keeps."))
-    doc = rules_pages.document(engine.NAME)
-    missing = {rid: text for rid, text in engine.RULINGS.items() if not doc or rid not in doc.rulings}
+    doc = rules_pages.document(engine.name)
+    missing = {rid: text for rid, text in engine.rulings.items() if not doc or rid not in doc.rulings}
     return render_template("rules.html", doc=doc, engine=engine, missing=missing)
 
 
@@ -700,7 +700,7 @@ def _check_game(engine):
         game = store.get_game(game_id)
     except store.StoreError:
         return None, None, _("No game has that id: the forms are not filled from a game.")
-    if game.game != engine.NAME:
+    if game.game != engine.name:
         return None, None, _("That game is not of this kind: the forms are not filled from it.")
     return game, store.game_view(game), None
 
@@ -708,13 +708,13 @@ def _check_game(engine):
 def _check_page(engine, status=200, **answer):
     game, view, note = _check_game(engine)
     forms = []
-    for verdict, judge in engine.JUDGES.items():
+    for verdict, judge in engine.judges.items():
         values = check.defaults(judge, view)
         if answer.get("verdict") == verdict:
             values = answer.get("values", values)
         forms.append({"verdict": verdict, "summary": judge.summary, "fields": check.fields(judge),
                       "values": values})
-    pad = ui_for(engine.NAME).card_pad(view or {})  # the game page's own card pad, for the card fields
+    pad = ui_for(engine.name).card_pad(view or {})  # the game page's own card pad, for the card fields
     return render_template("check.html", engine=engine, forms=forms, game=game, note=note, pad=pad,
                            **answer), status
 
@@ -727,7 +727,7 @@ def check_game(game):
 @bp.post("/check/<game>/<verdict>")
 def check_verdict(game, verdict):
     engine = _engine(game)
-    judge = engine.JUDGES.get(verdict)
+    judge = engine.judges.get(verdict)
     if judge is None:
         abort(404)
     values = {spec["name"]: request.form.get(spec["name"], "")[:check.MAX_FIELD] for spec in check.fields(judge)}

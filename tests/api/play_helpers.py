@@ -42,7 +42,7 @@ def _ninety_nine(state, allowed, rng):
                     if value is not None:
                         move["value"] = value
                     return move
-    return random_player(n99)(state, allowed, rng)
+    return random_player(n99.GAME)(state, allowed, rng)
 
 
 def _five_crowns(state, allowed, rng):

@@ -25,8 +25,8 @@ def from_scratch(api, game) -> dict:
     state = ninety_nine.new_game(PLAYERS, {"tokens": 99, "decks": 2})
     for logged in api.log(game)["moves"]:
         if not logged["voided"]:
-            state = ninety_nine.apply(state, logged["move"])
-    return public_state(ninety_nine, state)
+            state = ninety_nine.GAME.apply(state, logged["move"])
+    return public_state(ninety_nine.GAME, state)
 
 
 def game_part(view: dict) -> dict:

@@ -39,7 +39,7 @@ def check_log_and_replay(log: dict, state: dict, successes: int, game_row_player
     assert state["version"] == successes
     replayed = ninety_nine.new_game(list(game_row_players), state["options"])
     for m in moves:
-        replayed = ninety_nine.apply(replayed, m["move"])
+        replayed = ninety_nine.GAME.apply(replayed, m["move"])
     assert ninety_nine.public_view(replayed)["total"] == state["total"]
     assert ninety_nine.public_view(replayed)["tokens"] == state["tokens"]
 

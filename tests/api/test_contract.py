@@ -292,7 +292,7 @@ def test_every_game_keeps_the_contract_over_http(client, api, name):
     assert undone["version"] == 0 and {k: v for k, v in undone.items() if k not in ("etag", "events")} == \
         {k: v for k, v in start.items() if k not in ("etag", "events")}
     rules = client.get(f"/api/v1/rules/{name}").get_json()
-    assert set(rules["moves"]) == set(engine.MOVES) and rules["rulings"] == engine.RULINGS
+    assert set(rules["moves"]) == set(engine.moves) and rules["rulings"] == engine.rulings
     assert name in {entry["game"] for entry in client.get("/api/v1/rules").get_json()}
 
 

@@ -29,7 +29,7 @@ def play_over_http(api, engine, players: list[str], options: dict, seed: int) ->
     """The game played to its end over HTTP, checked against the engine move by move: the last
     answer and the moves."""
     player = player_for(engine)
-    game = api.create(engine.NAME, players, options)
+    game = api.create(engine.name, players, options)
     for option, value in options.items():
         assert game["options"][option] == value
     shadow = engine.new_game(list(players), dict(options))
@@ -44,7 +44,7 @@ def play_over_http(api, engine, players: list[str], options: dict, seed: int) ->
         shadow = engine.apply(shadow, move)
         moves.append(move)
         assert {k: v for k, v in body.items() if k not in SERVICE_ONLY} == public_state(engine, shadow)
-    raise AssertionError(f"{engine.NAME}: no end after {MAX_MOVES} moves")
+    raise AssertionError(f"{engine.name}: no end after {MAX_MOVES} moves")
 
 
 def left_a_trace(engine, players: list[str], options: dict, house: dict, moves: list[dict], final: dict) -> bool:
@@ -73,7 +73,7 @@ def test_a_whole_game_with_every_house_rule_over_http(api, name):
         assert body["outcome"]["status"] == "finished" and body["winners"]
         assert set(body["allowed"]) <= {"adjust", "correct_round"}  # after the end, the table's own moves only (T-1, T-2)
         cited = {e["rule"] for e in body["events"]} | {body["outcome"]["rule"]}
-        assert cited <= set(engine.RULINGS)
+        assert cited <= set(engine.rulings)
         if left_a_trace(engine, players, options, house, moves, body):
             return
     raise AssertionError(f"{name}: the house rules {house} left no trace in {len(SEEDS)} games")

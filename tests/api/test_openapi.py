@@ -33,7 +33,7 @@ def test_every_route_is_documented(app):
                      "/api/v1/rules/{game}"):
         assert expected in paths
     for name, engine in ENGINES.items():
-        for verdict in engine.JUDGES:
+        for verdict in engine.judges:
             assert f"/api/v1/judge/{name}/{verdict}" in paths
 
 

@@ -275,8 +275,8 @@ def test_a_huge_import_is_413_and_a_long_game_fits(app, client, api, monkeypatch
     rng = __import__("random").Random(5)
     from play_helpers import random_player
     while len(moves) < 900 and ninety_nine.outcome(state)["status"] != "finished":
-        move = random_player(ninety_nine)(state, ninety_nine.allowed(state), rng)
-        state = ninety_nine.apply(state, move)
+        move = random_player(ninety_nine.GAME)(state, ninety_nine.GAME.allowed(state), rng)
+        state = ninety_nine.GAME.apply(state, move)
         moves.append(move)
     record = {"format": "referee-game", "format_version": 1, "game": "ninety-nine", "players": players,
               "options": {"tokens": 99}, "moves": [{"seq": i + 1, "version": i + 1, "voided": False, "payload": m}
@@ -318,14 +318,15 @@ def test_an_import_replays_each_move_at_most_about_twice_whatever_its_undos(app,
     most a few moves, and only after as many voided moves; the table imported is the one the moves
     in effect make."""
     from referee.rules import ninety_nine
+    from referee.rules.base import Game
 
     plan = ["move"] * 80 + ["undo"] * 30 + ["move"] * 10
     plan += ["move", "undo"] * 150           # shallow undos: each goes back to the table just before
     plan += (["undo"] * 26 + ["move"] * 26) * 6  # deep ones: each goes back past the tables kept lately
     record = _adjustments_record(plan)
     applied = []
-    real_apply = ninety_nine.apply
-    monkeypatch.setattr(ninety_nine, "apply", lambda state, move: applied.append(1) or real_apply(state, move))
+    real_apply = Game.apply  # the import's game is Ninety-nine: every apply counted is one of its moves
+    monkeypatch.setattr(Game, "apply", lambda game, state, move: applied.append(1) or real_apply(game, state, move))
     response = client.post("/api/v1/games/import", json=record)
     assert response.status_code == 201, response.get_json()
     moves = len(record["moves"])
@@ -333,7 +334,7 @@ def test_an_import_replays_each_move_at_most_about_twice_whatever_its_undos(app,
     state = ninety_nine.new_game(["Ann", "Bob", "Cid"], {"tokens": 99})
     for entry in record["moves"]:
         if not entry["voided"]:
-            state = real_apply(state, entry["payload"])
+            state = real_apply(ninety_nine.GAME, state, entry["payload"])
     imported = response.get_json()
     assert imported["version"] == record["version"]
     assert imported["adjustments"] == state["adjustments"] and imported["standings"] == ninety_nine.standings(state)

@@ -91,11 +91,11 @@ def card_refusal(body: dict) -> bool:
     return NOT_A_CARD in str(body.get("detail"))
 
 
-ROUTES = [(name, verdict) for name, engine in ENGINES.items() for verdict in engine.JUDGES]
+ROUTES = [(name, verdict) for name, engine in ENGINES.items() for verdict in engine.judges]
 
 
 def test_every_verdict_route_is_tried_with_a_card_outside_the_deck():
-    untried = [route for route in ROUTES if route not in VERDICTS and ENGINES[route[0]].JUDGES[route[1]].request.get(
+    untried = [route for route in ROUTES if route not in VERDICTS and ENGINES[route[0]].judges[route[1]].request.get(
         "example") is None]
     assert not untried, f"list a request for these here, or declare an example request: {untried}"
 
@@ -103,10 +103,10 @@ def test_every_verdict_route_is_tried_with_a_card_outside_the_deck():
 @pytest.mark.parametrize("name", list(ENGINES))
 def test_a_wrong_number_of_players_cites_the_ruling(api, name):
     engine = ENGINES[name]
-    low, high = engine.PLAYERS
+    low, high = engine.players
     for count in (low - 1, high + 1):
         body = api.create(name, [f"P{i}" for i in range(count)], expect=422)
-        assert body["rule"] in engine.RULINGS, body
+        assert body["rule"] in engine.rulings, body
 
 
 @pytest.mark.parametrize("name", list(ENGINES))
@@ -115,18 +115,18 @@ def test_a_card_outside_the_deck_in_any_move_cites_the_ruling(api, name):
     game = api.create(name, table(name))
     tried = 0
     for kind, sample in samples(engine).items():
-        for spec in engine.MOVES[kind].fields:
+        for spec in engine.moves[kind].fields:
             if isinstance(spec, (Card, Cards)):
                 bad = 99 if getattr(spec, "numbers", False) else NOT_A_CARD
                 move = {**sample, spec.name: [bad] if isinstance(spec, Cards) else bad}
                 body = api.move(game, move, expect=422)
-                assert body["rule"] in engine.RULINGS, (kind, spec.name, body)
+                assert body["rule"] in engine.rulings, (kind, spec.name, body)
                 tried += 1
             elif isinstance(spec, Shaped) and spec.name in sample:  # cards inside a field of its own shape
                 for spoiled in with_a_card_spoiled(sample[spec.name]):
                     body = api.move(game, {**sample, spec.name: spoiled}, expect=422)
                     if card_refusal(body):
-                        assert body["rule"] in engine.RULINGS, (kind, spec.name, body)
+                        assert body["rule"] in engine.rulings, (kind, spec.name, body)
                         tried += 1
     if not tried:
         pytest.skip(f"no move of {name} names a card")
@@ -137,13 +137,13 @@ def test_a_card_outside_the_deck_in_any_move_cites_the_ruling(api, name):
 def test_a_card_outside_the_deck_in_a_verdict_cites_the_ruling(client, route):
     name, verdict = route
     bodies = ([VERDICTS[route]] if route in VERDICTS else
-              list(with_a_card_spoiled(ENGINES[name].JUDGES[verdict].request["example"])))
+              list(with_a_card_spoiled(ENGINES[name].judges[verdict].request["example"])))
     tried = 0
     for body in bodies:
         response = client.post(f"/api/v1/judge/{name}/{verdict}", json=body)
         assert response.status_code in (400, 422), (body, response.json)
         if route in VERDICTS or card_refusal(response.json):
-            assert response.status_code == 422 and response.json["rule"] in ENGINES[name].RULINGS, response.json
+            assert response.status_code == 422 and response.json["rule"] in ENGINES[name].rulings, response.json
             tried += 1
     assert tried, f"{route}: no code of the example request was refused as a card"
 
@@ -152,7 +152,7 @@ def test_a_card_outside_the_deck_in_a_verdict_cites_the_ruling(client, route):
 def test_more_copies_than_the_decks_hold_in_a_verdict_cites_the_ruling(client, route):
     name, verdict = route
     response = client.post(f"/api/v1/judge/{name}/{verdict}", json=TOO_MANY_COPIES[route])
-    assert response.status_code == 422 and response.json["rule"] in ENGINES[name].RULINGS, response.json
+    assert response.status_code == 422 and response.json["rule"] in ENGINES[name].rulings, response.json
 
 
 def test_a_69_play_of_no_cards_cites_the_ruling(api):
@@ -168,10 +168,10 @@ def test_an_invalid_option_value_cites_the_options_ruling(api, app, name):
     # null, a name that is no player's) is refused naming the option's ruling, and creates nothing
     engine = ENGINES[name]
     tried = 0
-    for option, info in engine.OPTIONS.items():
+    for option, info in engine.options.items():
         for value in invalid_option_values(info):
             body = api.create(name, table(name), {option: value}, expect=422)
-            assert body["rule"] == info["rule"] and body["rule"] in engine.RULINGS, (option, value, body)
+            assert body["rule"] == info["rule"] and body["rule"] in engine.rulings, (option, value, body)
             assert body["status"] == 422 and body["detail"]
             tried += 1
     assert tried

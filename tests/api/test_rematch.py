@@ -198,4 +198,4 @@ def test_an_engine_that_declares_no_first_deal_keeps_its_options():
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "contract"))
     import high_card
 
-    assert next_deal(high_card, ["Ann", "Bob"], {"target": 3}, str.upper) == (["ANN", "BOB"], {"target": 3})
+    assert next_deal(high_card.GAME, ["Ann", "Bob"], {"target": 3}, str.upper) == (["ANN", "BOB"], {"target": 3})

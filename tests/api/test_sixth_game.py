@@ -18,7 +18,7 @@ import high_card  # noqa: E402
 @pytest.fixture
 def sixth(app, database_url):
     """An app made after high card was registered (on the same, already migrated database)."""
-    register(high_card)
+    register(high_card.GAME)
     try:
         yield create_app({"SQLALCHEMY_DATABASE_URI": database_url, "AUTO_MIGRATE": False, "TESTING": True,
                           "SECRET_KEY": "test-secret", "RATELIMIT_ENABLED": False})

@@ -14,7 +14,7 @@ from play_helpers import GAMES, play, table
 from referee.rules import ENGINES
 from referee.rules import ninety_nine as n99
 
-LOWER_IS_BETTER = {name for name, engine in ENGINES.items() if getattr(engine, "LOWER_IS_BETTER", False)}
+LOWER_IS_BETTER = {name for name, engine in ENGINES.items() if engine.lower_is_better}
 # (game, players, options, seed, finish): 25 games of the five types, 21 finished, seats and tables varied;
 # then three of every other registered game (two finished), on its own table
 PLAN = [

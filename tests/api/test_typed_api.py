@@ -43,15 +43,15 @@ def test_each_game_types_its_moves_options_state_and_verdicts(spec):
         prefix = camel(name)
         union = schemas[f"{prefix}Move"]
         assert union["discriminator"]["propertyName"] == "type"
-        assert set(union["discriminator"]["mapping"]) == set(engine.MOVES)
-        for kind, move in engine.MOVES.items():
+        assert set(union["discriminator"]["mapping"]) == set(engine.moves)
+        for kind, move in engine.moves.items():
             schema = schemas[prefix + camel(kind)]
             assert schema["properties"]["type"]["enum"] == [kind]
             assert set(schema["properties"]) == {"type", *move.field_names()}
             assert schema["additionalProperties"] is False
-        assert set(schemas[f"{prefix}Options"]["properties"]) == set(engine.OPTIONS)
+        assert set(schemas[f"{prefix}Options"]["properties"]) == set(engine.options)
         assert f"{prefix}State" in schemas
-        for verdict in engine.JUDGES:
+        for verdict in engine.judges:
             assert f"{prefix}{camel(verdict)}Verdict" in schemas and f"{prefix}{camel(verdict)}VerdictRequest" in schemas
     assert schemas["NinetyNinePlay"]["required"] == ["type", "card"]  # the player to play is implied (G-1)
     moves = spec["paths"]["/api/v1/games/{game_id}/moves"]["post"]
@@ -77,7 +77,7 @@ def generated_client(spec, tmp_path_factory):
 def test_the_generated_client_has_a_class_for_every_move(generated_client):
     models = importlib.import_module("referee_client.models")
     for name, engine in ENGINES.items():
-        for kind in engine.MOVES:
+        for kind in engine.moves:
             assert hasattr(models, camel(name) + camel(kind)), f"no class for {name} {kind}"
 
 
@@ -98,21 +98,21 @@ def test_the_generated_client_plays_a_whole_game_with_typed_states(generated_cli
     apply_move = importlib.import_module("referee_client.api.games.apply_move")
     create_game = importlib.import_module("referee_client.api.games.create_game")
     engine = ENGINES[name]
-    if "record" not in engine.OPTIONS and record != "moves":
+    if "record" not in engine.options and record != "moves":
         pytest.skip("the game records every move only (it has no option 'record', T-4)")
     random_move = player_for(engine)  # its random player (tests/rules/players), or the generic one
     players = SEATS.get(name) or table_for(engine)
     options = {**(FAST[name] if name in FAST else quick_options(engine)),
-               **({"record": record} if "record" in engine.OPTIONS else {})}
+               **({"record": record} if "record" in engine.options else {})}
     prefix = camel(name)
     created = create_game.sync(client=generated_client.Client(base_url=live_server), body=models.CreateGame.from_dict(
         {"game": name, "players": players, "options": options}))
     assert isinstance(created, getattr(models, f"Created{prefix}State")), created
     assert created.additional_properties == {}
-    if "record" in engine.OPTIONS:
+    if "record" in engine.options:
         assert created.record.value == record
     client = generated_client.AuthenticatedClient(base_url=live_server, token=created.token)
-    typed = {kind: getattr(models, prefix + camel(kind)) for kind in engine.MOVES}
+    typed = {kind: getattr(models, prefix + camel(kind)) for kind in engine.moves}
 
     rng, state, last, made = random.Random(7), engine.new_game(players, options), created, []
     while engine.outcome(state)["status"] != "finished":
@@ -125,7 +125,7 @@ def test_the_generated_client_plays_a_whole_game_with_typed_states(generated_cli
         made.append(move)
         assert len(made) < 6000
     assert last.status.value == "finished" and sorted(last.winners) == sorted(engine.outcome(state)["winners"])
-    assert last.round_label.value == getattr(engine, "ROUND_LABEL", "round")
+    assert last.round_label.value == engine.round_label
     read_the_log_typed(client, created.id, engine, players, made)
 
 
@@ -136,7 +136,7 @@ def read_the_log_typed(client, game_id: str, engine, players: list[str], made: l
     it, with the player named."""
     models = importlib.import_module("referee_client.models")
     get_move_log = importlib.import_module("referee_client.api.games.get_move_log")
-    prefix, entries, after = camel(engine.NAME), [], 0
+    prefix, entries, after = camel(engine.name), [], 0
     while True:
         page = get_move_log.sync(game_id=game_id, client=client, after=after, limit=1000)
         assert isinstance(page, getattr(models, f"{prefix}MoveLog")), page
@@ -147,11 +147,11 @@ def read_the_log_typed(client, game_id: str, engine, players: list[str], made: l
     assert [entry.seq for entry in entries] == list(range(1, len(made) + 1))
     for entry, sent in zip(entries, made):
         kind, logged = sent["type"], entry.move
-        assert type(logged).__name__ == prefix + camel(kind) + ("Logged" if hideable(engine.MOVES[kind]) else "")
+        assert type(logged).__name__ == prefix + camel(kind) + ("Logged" if hideable(engine.moves[kind]) else "")
         assert logged.type_.value == kind and not entry.voided
         seen, expected = logged.to_dict(), public_move(engine, sent)
         assert {name: seen.get(name) for name in expected} == expected, (seen, expected)
-        actor = engine.MOVES[kind].actor  # named in the log where the move left it implied (G-1)
+        actor = engine.moves[kind].actor  # named in the log where the move left it implied (G-1)
         assert set(seen) - set(expected) <= {actor} and seen.get(actor, players[0]) in players, seen
 
 
@@ -177,8 +177,8 @@ def test_a_logged_move_may_leave_out_what_its_private_rule_names():
     from referee.rules.base import Move
     from referee.rules.fields import Card, Player
 
-    assert hideable(ENGINES["xix"].MOVES["trade"]) == ["card", "strike_card"]
-    assert hideable(ENGINES["xix"].MOVES["play"]) == []
+    assert hideable(ENGINES["xix"].moves["trade"]) == ["card", "strike_card"]
+    assert hideable(ENGINES["xix"].moves["play"]) == []
     fields = (Player("player"), Card("card"))
     by_rank = Move(lambda state, move: None, fields, "", (),
                    private=lambda move: ("card",) if move["card"][0] > "5" else ())

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import copy
 import random
-import sys
 from typing import Any
 
 from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_of, suit_of
 from referee.rules import vocabulary
 from referee.rules.base import (
-    SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, bind, check_keys, check_players,
+    SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, Game, check_keys, check_players,
     correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead, record_move,
     record_option, replace_round, resolve_options, round_index,
 )
@@ -44,7 +43,7 @@ RANK_ORDER = STANDARD_RANKS[1:] + ("A",)  # HE-4: ace high
 REMOVED = {3: ("2D",), 4: (), 5: ("2D", "2C")}  # HE-1: what leaves the deck so that it deals out evenly
 MOON_SCORING = ("add", "subtract", "none")
 PASSES = {4: ("left", "right", "across", "hold")}  # HE-2; three or five players pass left, right, hold
-OPTIONS = {
+OPTIONS: dict[str, dict[str, Any]] = {
     "target": {"default": 100, "schema": {"type": "integer", "minimum": 20, "maximum": 1000}, "rule": "HE-7",
                "description": N_("The game ends at the end of the hand in which a total reaches this (HE-7).")},
     "moon": {"default": "add", "schema": {"type": "string", "enum": list(MOON_SCORING)}, "rule": "HE-8",
@@ -357,7 +356,7 @@ def refuse_actor(state: dict, kind: str, player: str) -> IllegalMove:
 def refuse_phase(state: dict, kind: str) -> IllegalMove:
     return IllegalMove("T-4", T("Hand {hand} is being recorded trick by trick ({n} so far): it is scored when its last "
                                 "trick is recorded.", hand=state["hand"], n=len(state["tricks"])),
-                       legal=moves_instead(sys.modules[__name__], state, ("trick",)))
+                       legal=moves_instead(GAME, state, ("trick",)))
 
 
 def facts(state: dict, kind: str) -> dict:
@@ -397,7 +396,6 @@ MOVES = {
                           round_of=lambda state: state["hand"]),
 }
 
-apply, allowed = bind(__name__)
 
 
 # ---------------------------------------------------------------- dispute verdict
@@ -482,3 +480,9 @@ def random_move(state: dict, allowed: dict, rng: random.Random) -> dict:
         unplayed.remove(first)
     cards = ([first] if first else []) + rng.sample(unplayed, len(players) - bool(first))
     return {"type": "trick", "leader": leader, "cards": cards}
+
+
+GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
+            phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
+            outcome=outcome, whole_round=WHOLE_ROUND, round_label=ROUND_LABEL, lower_is_better=LOWER_IS_BETTER,
+            actors=actors, facts=facts, refuse_phase=refuse_phase, refuse_actor=refuse_actor)

@@ -5,14 +5,16 @@ high) scores a point, and a tie scores nothing. The first player to five points 
 """
 from __future__ import annotations
 
+from typing import Any
+
 from referee.cards import STANDARD_RANKS, parse_standard, rank_of
-from referee.rules.base import IllegalMove, Move, bind, check_players, finished, in_progress, resolve_options
+from referee.rules.base import IllegalMove, Move, Game, check_players, finished, in_progress, resolve_options
 from referee.rules.fields import Card, Player
 
 NAME = "high-card"
 TITLE = "High card"
 PLAYERS = (2, 6)
-OPTIONS = {"target": {"default": 5, "description": "Points that win the game (HC-2)."}}
+OPTIONS: dict[str, dict[str, Any]] = {"target": {"default": 5, "description": "Points that win the game (HC-2)."}}
 RULINGS = {
     "HC-1": "Each player shows one card per trick, in any order; the highest rank (ace high) scores a point, "
             "a tie for highest scores nothing.",
@@ -85,4 +87,6 @@ def public_view(state: dict) -> dict:
             "standings": standings(state), "rounds": state["rounds"]}
 
 
-apply, allowed = bind(__name__)
+GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
+            phases=PHASES, judges=JUDGES, new_game=new_game, public_view=public_view, standings=standings,
+            outcome=outcome, actors=actors, refuse_actor=refuse_actor)

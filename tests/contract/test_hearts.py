@@ -21,14 +21,14 @@ CLUBS = [rank + "C" for rank in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "
 
 def play(state, *moves):
     for move in moves:
-        state = hearts.apply(state, move)
+        state = hearts.GAME.apply(state, move)
     return state
 
 
 def refused(state, move, rule, exc=IllegalMove):
     before = copy.deepcopy(state)
     with pytest.raises(exc) as info:
-        hearts.apply(state, move)
+        hearts.GAME.apply(state, move)
     assert info.value.rule == rule, (info.value.rule, str(info.value.detail))
     assert state == before
     return info.value
@@ -43,7 +43,7 @@ def hand(**points):
 
 
 def test_the_run_registers_it_and_every_game_test_finds_it():
-    assert ENGINES["hearts"] is sys.modules["hearts"]  # the module this file imports, as tests/conftest.py registered it
+    assert ENGINES["hearts"] is sys.modules["hearts"].GAME  # the module this file imports, as tests/conftest.py registered it
 
 
 def test_the_tests_app_types_it_and_productions_does_not_know_it(app, production_app):
@@ -60,7 +60,7 @@ def test_a_trick_is_taken_by_the_highest_card_of_the_suit_led_and_its_winner_lea
     state = play(hearts.new_game(P4), trick("Bob", "2C", "QS", "KH", "5C"))  # Bob, Cid, Dee, Ann: clockwise
     assert state["tricks"][-1] == {"leader": "Bob", "cards": ["2C", "QS", "KH", "5C"], "winner": "Ann", "points": 14}
     assert state["taken"] == {"Ann": 14, "Bob": 0, "Cid": 0, "Dee": 0} and state["phase"] == "play"
-    assert hearts.allowed(state)["trick"]["players"] == ["Ann"] and "hand_result" not in hearts.allowed(state)
+    assert hearts.GAME.allowed(state)["trick"]["players"] == ["Ann"] and "hand_result" not in hearts.GAME.allowed(state)
     error = refused(state, trick("Bob", "3C", "4C", "6C", "7C"), "HE-3")           # Ann took it: Ann leads
     assert error.legal == {"leader": ["Ann"]}
     refused(state, trick("Ann", "KH", "3C", "4C", "6C"), "HE-1")                    # KH is already on the table
@@ -71,12 +71,12 @@ def test_a_trick_is_taken_by_the_highest_card_of_the_suit_led_and_its_winner_lea
 
 def test_the_first_trick_is_led_with_the_lowest_club_in_the_deck():
     state = hearts.new_game(P4)
-    assert hearts.allowed(state)["trick"] == {"players": P4, "facts": {"first_lead": "2C"}}
+    assert hearts.GAME.allowed(state)["trick"] == {"players": P4, "facts": {"first_lead": "2C"}}
     refused(state, trick("Ann", "3C", "2C", "4C", "5C"), "HE-3")
     three = hearts.new_game(P4[:3])
     refused(three, trick("Ann", "2C", "2D", "4C"), "HE-1")  # three players: the 2D leaves the deck
     five = hearts.new_game([*P4, "Eve"])
-    assert hearts.allowed(five)["trick"]["facts"] == {"first_lead": "3C"}  # five: the 2C leaves it too
+    assert hearts.GAME.allowed(five)["trick"]["facts"] == {"first_lead": "3C"}  # five: the 2C leaves it too
 
 
 def test_a_hand_of_tricks_is_scored_at_its_last_trick():
@@ -84,10 +84,10 @@ def test_a_hand_of_tricks_is_scored_at_its_last_trick():
     suits = [[rank + suit for rank in hearts.RANK_ORDER] for suit in "CDSH"]  # each suit low to high
     leader = "Ann"
     for cards in (suit[i:i + 4] for suit in suits for i in range(0, 12, 4)):
-        state = hearts.apply(state, trick(leader, *cards))
+        state = hearts.GAME.apply(state, trick(leader, *cards))
         leader = state["to_play"] or leader
     # the thirteenth: the last club, diamond, spade and heart, led with the AC
-    state = hearts.apply(state, trick(leader, "AC", "AD", "AS", "AH"))
+    state = hearts.GAME.apply(state, trick(leader, "AC", "AD", "AS", "AH"))
     [entry] = state["rounds"]
     assert sum(entry["taken"].values()) == 26 and entry["entered"] == "tricks"
     assert state["totals"] == entry["scores"] and state["hand"] == 2 and state["phase"] == "deal"
@@ -101,7 +101,7 @@ def test_a_hand_entered_whole_adds_up_to_26():
     error = refused(state, hand(Ann=27, Bob=0, Cid=0, Dee=-1), "HE-5")
     assert error.legal == {"points": {"Ann": {"minimum": 0, "maximum": 26}}}
     refused(state, trick("Ann", "2C", "3C", "4C", "5C"), "T-4")                     # recording by rounds
-    state = hearts.apply(state, hand(Ann=13, Bob=1, Cid=4, Dee=8))
+    state = hearts.GAME.apply(state, hand(Ann=13, Bob=1, Cid=4, Dee=8))
     assert state["totals"] == {"Ann": 13, "Bob": 1, "Cid": 4, "Dee": 8}
 
 
@@ -109,7 +109,7 @@ def test_a_hand_entered_whole_adds_up_to_26():
                                           ("subtract", {"Ann": -26, "Bob": 0, "Cid": 0, "Dee": 0}),
                                           ("none", {"Ann": 26, "Bob": 0, "Cid": 0, "Dee": 0})])
 def test_shooting_the_moon_scores_as_the_house_rule_says(moon, scores):
-    state = hearts.apply(hearts.new_game(P4, {"moon": moon}), hand(Ann=26, Bob=0, Cid=0, Dee=0))
+    state = hearts.GAME.apply(hearts.new_game(P4, {"moon": moon}), hand(Ann=26, Bob=0, Cid=0, Dee=0))
     entry = state["rounds"][0]
     assert entry["scores"] == scores and state["totals"] == scores
     assert {p: sum(line["points"] for line in lines) for p, lines in entry["breakdown"].items()} == scores
@@ -121,11 +121,11 @@ def test_shooting_the_moon_scores_as_the_house_rule_says(moon, scores):
 def test_the_game_ends_at_the_end_of_the_hand_that_reaches_the_target_and_the_lowest_total_wins():
     state = play(hearts.new_game(P4, {"target": 30}), hand(Ann=20, Bob=6, Cid=0, Dee=0))
     assert hearts.outcome(state)["status"] == "in_progress"
-    state = hearts.apply(state, hand(Ann=10, Bob=10, Cid=6, Dee=0))
+    state = hearts.GAME.apply(state, hand(Ann=10, Bob=10, Cid=6, Dee=0))
     assert hearts.outcome(state) == {"status": "finished", "winners": ["Dee"], "rule": "HE-7",
                                      "reason": "A total reached the target (30) at the end of hand 2; the lowest "
                                                "total wins."}
-    assert set(hearts.allowed(state)) == {"adjust", "correct_round"}
+    assert set(hearts.GAME.allowed(state)) == {"adjust", "correct_round"}
     tied = play(hearts.new_game(P4[:3], {"target": 20}), hand(Ann=26, Bob=0, Cid=0))  # the moon: Bob and Cid 26
     assert hearts.outcome(tied)["winners"] == ["Ann"]
     shared = play(hearts.new_game(P4[:3], {"target": 20}), hand(Ann=20, Bob=3, Cid=3))
@@ -134,17 +134,17 @@ def test_the_game_ends_at_the_end_of_the_hand_that_reaches_the_target_and_the_lo
 
 def test_a_hand_entered_whole_is_corrected_and_one_scored_trick_by_trick_is_adjusted_instead():
     state = play(hearts.new_game(P4, {"target": 25}), hand(Ann=20, Bob=6, Cid=0, Dee=0))
-    fixed = hearts.apply(state, {"type": "correct_round", "round": 1, "reason": "Bob's hearts were Cid's",
+    fixed = hearts.GAME.apply(state, {"type": "correct_round", "round": 1, "reason": "Bob's hearts were Cid's",
                                  "points": {"Ann": 20, "Bob": 0, "Cid": 6, "Dee": 0}})
     assert fixed["totals"] == {"Ann": 20, "Bob": 0, "Cid": 6, "Dee": 0}
     assert fixed["rounds"][0]["corrections"][0]["changes"] == {"Bob": {"from": 6, "to": 0}, "Cid": {"from": 0, "to": 6}}
     # between hands, a correction that takes a total to the target ends the game at once (HE-7)
-    over = hearts.apply(fixed, {"type": "correct_round", "round": 1, "reason": "Ann took every heart",
+    over = hearts.GAME.apply(fixed, {"type": "correct_round", "round": 1, "reason": "Ann took every heart",
                                 "points": {"Ann": 26, "Bob": 0, "Cid": 0, "Dee": 0}})
     assert hearts.outcome(over)["winners"] == ["Ann"] and over["hand"] == 1  # the moon: the others 26
     # after the end, a change of the result needs change_result (T-3)
     refused(over, {"type": "adjust", "player": "Ann", "points": 40, "reason": "a revoke"}, "T-2")
-    again = hearts.apply(over, {"type": "correct_round", "round": 1, "reason": "it was right", "change_result": True,
+    again = hearts.GAME.apply(over, {"type": "correct_round", "round": 1, "reason": "it was right", "change_result": True,
                                 "points": {"Ann": 20, "Bob": 6, "Cid": 0, "Dee": 0}})
     assert hearts.outcome(again)["status"] == "in_progress" and again["hand"] == 2 and again["phase"] == "deal"
     # a hand the referee scored trick by trick is not corrected: the table adjusts a score (T-2)
@@ -160,8 +160,8 @@ def test_the_table_switches_how_it_records_between_hands_only():
     state = play(hearts.new_game(P4), trick("Ann", "2C", "3C", "4C", "5C"))
     refused(state, {"type": "switch_record", "record": "rounds"}, "T-4")
     refused(state, hand(Ann=26, Bob=0, Cid=0, Dee=0), "T-4")
-    fresh = hearts.apply(hearts.new_game(P4), {"type": "switch_record", "record": "rounds"})
-    assert set(hearts.allowed(fresh)) == {"hand_result", "adjust", "switch_record"}
+    fresh = hearts.GAME.apply(hearts.new_game(P4), {"type": "switch_record", "record": "rounds"})
+    assert set(hearts.GAME.allowed(fresh)) == {"hand_result", "adjust", "switch_record"}
 
 
 def test_the_trick_verdict_says_who_takes_it_and_its_points():

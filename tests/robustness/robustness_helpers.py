@@ -33,7 +33,7 @@ def legal_stream(n: int, offset: int = 0, players=PLAYERS, options=OPTIONS) -> l
             elif card.startswith("A"):
                 move["value"] = 1
             try:
-                state = ninety_nine.apply(state, move)
+                state = ninety_nine.GAME.apply(state, move)
             except RuleError:
                 continue
             moves.append(move)
@@ -47,7 +47,7 @@ def legal_stream(n: int, offset: int = 0, players=PLAYERS, options=OPTIONS) -> l
 def replay_with_engine(players, options, log_moves) -> dict:
     state = ninety_nine.new_game(list(players), dict(options))
     for m in log_moves:
-        state = ninety_nine.apply(state, m)
+        state = ninety_nine.GAME.apply(state, m)
     return state
 
 

@@ -99,7 +99,7 @@ def test_writes_on_one_game_in_one_group_see_each_other(app, api, groups):
     assert state["version"] == 2 and [m["version"] for m in log["moves"]] == [1, 2]
     replayed = ninety_nine.new_game(PLAYERS, state["options"])
     for entry in log["moves"]:
-        replayed = ninety_nine.apply(replayed, entry["move"])
+        replayed = ninety_nine.GAME.apply(replayed, entry["move"])
     assert ninety_nine.public_view(replayed)["total"] == state["total"] == 11
 
 

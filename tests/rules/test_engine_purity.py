@@ -12,7 +12,7 @@ def test_earlier_states_are_untouched_across_round_ends():
     state = ninety_nine.new_game(list(PLAYERS), dict(OPTIONS))
     history = [(state, json.dumps(state, sort_keys=True))]
     for move in move_stream(400):
-        state = ninety_nine.apply(state, move)
+        state = ninety_nine.GAME.apply(state, move)
         history.append((state, json.dumps(state, sort_keys=True)))
     assert len(state["rounds"]) >= 3  # several rounds ended, each appended to the shared list
     for old, snapshot in history:

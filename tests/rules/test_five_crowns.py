@@ -19,7 +19,7 @@ def illegal(state, move, rule):
     """The move is refused with ``rule`` and the state is untouched."""
     before = copy.deepcopy(state)
     with pytest.raises(IllegalMove) as caught:
-        fc.apply(state, move)
+        fc.GAME.apply(state, move)
     assert caught.value.rule == rule, caught.value.detail
     assert state == before
     return caught.value
@@ -28,14 +28,14 @@ def illegal(state, move, rule):
 def invalid(state, move):
     before = copy.deepcopy(state)
     with pytest.raises(InvalidInput) as caught:
-        fc.apply(state, move)
+        fc.GAME.apply(state, move)
     assert state == before
     return caught.value
 
 
 def play(state, *moves):
     for move in moves:
-        state = fc.apply(state, move)
+        state = fc.GAME.apply(state, move)
     return state
 
 
@@ -76,13 +76,13 @@ def game():
 
 @pytest.fixture
 def dealt(game):
-    return fc.apply(game, deal("5H"))
+    return fc.GAME.apply(game, deal("5H"))
 
 
 # ---------------------------------------------------------------- setup, G-1, G-2, FC-1
 
 def test_new_game_defaults_g2(game):
-    view = public_state(fc, game)
+    view = public_state(fc.GAME, game)
     assert view["status"] == "in_progress" and view["round"] == 1
     assert view["dealer"] == "Dan"                 # G-2: the last player listed deals
     assert view["to_play"] == "Ann"                # so the first listed plays first
@@ -95,7 +95,7 @@ def test_new_game_defaults_g2(game):
 
 def test_dealer_option_g2():
     state = fc.new_game(P4, {"dealer": "Ann"})
-    assert public_state(fc, state)["to_play"] == "Bob"
+    assert public_state(fc.GAME, state)["to_play"] == "Bob"
 
 
 @pytest.mark.parametrize("options", [
@@ -146,14 +146,14 @@ def test_fc8_six_decks_seat_up_to_21_players():
 
 def test_fc8_rounds_played_down():
     state = fc.new_game(P4, {"round_order": "down"})
-    view = public_state(fc, state)
+    view = public_state(fc.GAME, state)
     assert view["round"] == 1 and view["cards_dealt"] == 13 and view["wild"] == "K"
     dealt = []
     for _ in range(11):
         dealt.append((state["cards_dealt"], state["wild"]))
         state = play(state, points_round(state["to_play"], {p: 1 for p in state["in_round"]}))
     assert dealt[0] == (13, "K") and dealt[1] == (12, "Q") and dealt[8] == (5, "5") and dealt[-1] == (3, "3")
-    assert public_state(fc, state)["status"] == "finished"
+    assert public_state(fc.GAME, state)["status"] == "finished"
     with pytest.raises(InvalidInput) as caught:
         fc.new_game(P4, {"round_order": "sideways"})
     assert caught.value.rule == "FC-8"
@@ -162,16 +162,16 @@ def test_fc8_rounds_played_down():
 def test_g1_turn_order(dealt):
     illegal(dealt, draw("Bob"), "G-1")
     state = play(dealt, draw("Ann"), discard("Ann", "9S"))
-    assert public_state(fc, state)["to_play"] == "Bob"
+    assert public_state(fc.GAME, state)["to_play"] == "Bob"
     state = play(state, draw("Bob"), discard("Bob", "9C"), draw("Cat"), discard("Cat", "9D"),
                  draw("Dan"), discard("Dan", "9H"))
-    assert public_state(fc, state)["to_play"] == "Ann"      # the last player's left is the first
+    assert public_state(fc.GAME, state)["to_play"] == "Ann"      # the last player's left is the first
 
 
 def test_g2_deal_first(game):
     illegal(game, draw("Ann"), "G-2")
-    state = fc.apply(game, deal("5h"))
-    assert public_state(fc, state)["discard_top"] == "5H"   # canonical code
+    state = fc.GAME.apply(game, deal("5h"))
+    assert public_state(fc.GAME, state)["discard_top"] == "5H"   # canonical code
     illegal(state, deal("6H"), "G-2")
 
 
@@ -190,16 +190,16 @@ def test_fc1_four_decks_hold_four_copies():
     state = play(fc.new_game(players), deal("9S"))
     for name in players[:3]:
         state = play(state, draw(name), discard(name, "9S"))
-    illegal(fc.apply(state, draw("P3")), discard("P3", "9S"), "FC-1")
+    illegal(fc.GAME.apply(state, draw("P3")), discard("P3", "9S"), "FC-1")
 
 
 def test_fc1_card_taken_from_discard_must_be_shown(dealt):
     state = play(dealt, draw("Ann", "discard"))
-    assert public_state(fc, state)["known_cards"] == {"Ann": ["5H"]}
+    assert public_state(fc.GAME, state)["known_cards"] == {"Ann": ["5H"]}
     err = illegal(state, go_out("Ann", [["6S", "6D", "6C"]], "KH"), "FC-1")
     assert "5H" in err.detail
-    out = fc.apply(state, go_out("Ann", [["6S", "6D", "6C"]], "5H"))
-    assert public_state(fc, out)["discard_top"] == "5H"
+    out = fc.GAME.apply(state, go_out("Ann", [["6S", "6D", "6C"]], "5H"))
+    assert public_state(fc.GAME, out)["discard_top"] == "5H"
 
 
 def test_fc1_discarding_the_taken_card_is_not_a_new_copy(dealt):
@@ -209,7 +209,7 @@ def test_fc1_discarding_the_taken_card_is_not_a_new_copy(dealt):
 
 
 def test_unknown_card_and_card_not_in_deck(dealt):
-    state = fc.apply(dealt, draw("Ann"))
+    state = fc.GAME.apply(dealt, draw("Ann"))
     for card in ("2H", "AS", "ZZ", 7, None, ""):
         assert invalid(state, discard("Ann", card))
 
@@ -220,28 +220,28 @@ def test_fc2_rounds_wilds_and_fc7_dealer_rotation(game):
     state = game
     expected = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
     for number, wild in enumerate(expected, start=1):
-        view = public_state(fc, state)
+        view = public_state(fc.GAME, state)
         assert (view["round"], view["wild"], view["cards_dealt"]) == (number, wild, number + 2)
         dealer = P4[(3 + number - 1) % 4]                  # Dan, Ann, Bob, ...
         assert view["dealer"] == dealer
         assert view["to_play"] == P4[(P4.index(dealer) + 1) % 4]
-        state = fc.apply(state, points_round(view["to_play"], {}))
-    assert public_state(fc, state)["status"] == "finished"
+        state = fc.GAME.apply(state, points_round(view["to_play"], {}))
+    assert public_state(fc.GAME, state)["status"] == "finished"
 
 
 def test_fc7_stock_reshuffles_discards_but_top():
     state = play(fc.new_game(["Ann", "Bob"]), deal("KS"))
-    assert public_state(fc, state)["draw_pile"] == 116 - 2 * 3 - 1
+    assert public_state(fc.GAME, state)["draw_pile"] == 116 - 2 * 3 - 1
     names = ["Ann", "Bob"]
     codes = [r + s for r in fc.RANKS for s in "*HCSD"] * 2 + ["JK"] * 6
     codes.remove("KS")                             # one KS is the first discard
     for turn in range(109):
         name = names[turn % 2]
         state = play(state, draw(name), discard(name, codes[turn]))
-    view = public_state(fc, state)
+    view = public_state(fc.GAME, state)
     assert view["draw_pile"] == 0 and view["discard_pile_size"] == 110
-    state = fc.apply(state, draw("Bob"))           # the pile but its top becomes the stock
-    view = public_state(fc, state)
+    state = fc.GAME.apply(state, draw("Bob"))           # the pile but its top becomes the stock
+    view = public_state(fc.GAME, state)
     assert view["draw_pile"] == 108 and view["discard_top"] == codes[108]
     assert view["discard_pile_size"] == 1
 
@@ -255,10 +255,10 @@ def test_fc7_no_stock_and_single_discard():
 
 def test_draw_from_empty_discard_pile(dealt):
     state = play(dealt, draw("Ann", "discard"))
-    state = fc.apply(state, discard("Ann", "9S"))
+    state = fc.GAME.apply(state, discard("Ann", "9S"))
     state = play(state, draw("Bob", "discard"))
-    state = fc.apply(state, discard("Bob", "9S"))
-    assert public_state(fc, state)["discard_top"] == "9S"
+    state = fc.GAME.apply(state, discard("Bob", "9S"))
+    assert public_state(fc.GAME, state)["discard_top"] == "9S"
     state["discard_pile"] = []                    # only reachable by hand: the check itself
     illegal(state, draw("Cat", "discard"), "FC-7")
 
@@ -304,7 +304,7 @@ def test_fc3_illegal_melds(wild, meld, why):
 
 
 def test_fc3_bad_meld_named_in_the_error(dealt):
-    state = fc.apply(dealt, draw("Ann"))
+    state = fc.GAME.apply(dealt, draw("Ann"))
     err = illegal(state, go_out("Ann", [["7H", "8H", "10S"]], "KH"), "FC-3")
     assert err.detail == "7H 8H 10S: a run needs one suit"      # the issue's words exactly (FC-3)
 
@@ -313,17 +313,17 @@ def test_fc3_bad_meld_named_in_the_error(dealt):
 
 def test_fc4_go_out_and_final_turns(dealt):
     state = play(dealt, draw("Ann"))
-    state = fc.apply(state, go_out("Ann", [["9S", "9D", "JK"]], "KH"))
-    view = public_state(fc, state)
+    state = fc.GAME.apply(state, go_out("Ann", [["9S", "9D", "JK"]], "KH"))
+    view = public_state(fc.GAME, state)
     assert view["went_out"] == "Ann" and view["final_turns_left"] == ["Bob", "Cat", "Dan"]
     assert view["to_play"] == "Bob" and view["step"] == "draw" and view["discard_top"] == "KH"
     state = play(state, draw("Bob", "discard"))
-    assert public_state(fc, state)["step"] == "final_turn"
+    assert public_state(fc.GAME, state)["step"] == "final_turn"
     state = play(state,
                  final("Bob", "4H", melds=[["KH", "KS", "3D"]], leftover=[]),
                  draw("Cat"), final("Cat", "QD", leftover=["4S", "6S", "8S"]),
                  draw("Dan"), final("Dan", "QS", cards=["7C", "7C", "10D"]))
-    view = public_state(fc, state)
+    view = public_state(fc.GAME, state)
     assert view["round"] == 2 and view["step"] == "deal"
     record = view["rounds"][0]
     assert record["scores"] == {"Ann": 0, "Bob": 0, "Cat": 18, "Dan": 24}
@@ -334,7 +334,7 @@ def test_fc4_go_out_and_final_turns(dealt):
 
 
 def test_fc4_go_out_needs_the_dealt_number(dealt):
-    state = fc.apply(dealt, draw("Ann"))
+    state = fc.GAME.apply(dealt, draw("Ann"))
     illegal(state, go_out("Ann", [["9S", "9D", "9C", "9H"]], "KH"), "FC-4")
     illegal(state, go_out("Ann", [], "KH"), "FC-4")
 
@@ -342,11 +342,11 @@ def test_fc4_go_out_needs_the_dealt_number(dealt):
 def test_fc4_draw_before_laying_down(dealt):
     illegal(dealt, go_out("Ann", [["9S", "9D", "JK"]], "KH"), "FC-4")
     illegal(dealt, discard("Ann", "KH"), "FC-4")
-    illegal(fc.apply(dealt, draw("Ann")), draw("Ann"), "FC-4")
+    illegal(fc.GAME.apply(dealt, draw("Ann")), draw("Ann"), "FC-4")
 
 
 def test_fc4_final_turn_only_after_someone_went_out(dealt):
-    state = fc.apply(dealt, draw("Ann"))
+    state = fc.GAME.apply(dealt, draw("Ann"))
     illegal(state, final("Ann", "KH", leftover=["4S", "6S", "8S"]), "FC-4")
 
 
@@ -364,8 +364,8 @@ def test_fc4_after_going_out_every_turn_is_a_final_turn(dealt):
 
 def test_fc4_can_go_out_on_a_final_turn(dealt):
     state = play(dealt, draw("Ann"), go_out("Ann", [["9S", "9D", "JK"]], "KH"), draw("Bob"))
-    state = fc.apply(state, final("Bob", "KD", melds=[["4S", "5S", "6S"]]))
-    assert public_state(fc, state)["hand_sizes"]["Bob"] == 0
+    state = fc.GAME.apply(state, final("Bob", "KD", melds=[["4S", "5S", "6S"]]))
+    assert public_state(fc.GAME, state)["hand_sizes"]["Bob"] == 0
 
 
 # ---------------------------------------------------------------- FC-5, FC-6: scoring
@@ -375,26 +375,26 @@ def test_fc5_card_points():
              "Cat": {"leftover": ["JK", "4S", "9D"]}, "Dan": {"points": 7}}
     move = {"type": "round_result", "went_out": "Ann", "hands": hands}
     with pytest.raises(IllegalMove) as err:                                  # five cards: not dealt
-        fc.apply(fc.new_game(P4), move)
+        fc.GAME.apply(fc.new_game(P4), move)
     assert err.value.rule == "FC-4"
     state = fc.new_game(P4)
-    state = fc.apply(state, points_round("Ann", {}))                        # round 2: 4 cards
+    state = fc.GAME.apply(state, points_round("Ann", {}))                        # round 2: 4 cards
     hands = {"Bob": {"leftover": ["4H", "10S", "JC", "KH"]},               # 4s wild
              "Cat": {"leftover": ["JK", "3S", "9D", "QD"]}, "Dan": {"points": 7}}
-    state = fc.apply(state, {"type": "round_result", "went_out": "Ann", "hands": hands})
-    record = public_state(fc, state)["rounds"][1]
+    state = fc.GAME.apply(state, {"type": "round_result", "went_out": "Ann", "hands": hands})
+    record = public_state(fc.GAME, state)["rounds"][1]
     assert record["scores"] == {"Ann": 0, "Bob": 20 + 10 + 11 + 13, "Cat": 50 + 3 + 9 + 12, "Dan": 7}
     assert [b["points"] for b in record["breakdown"]["Bob"]] == [20, 10, 11, 13]
     assert record["totals"] == fc.standings(state)
 
 
 def test_fc6_cards_scored_by_the_best_lay_down():
-    state = fc.apply(fc.new_game(P4), points_round("Ann", {}))
+    state = fc.GAME.apply(fc.new_game(P4), points_round("Ann", {}))
     hands = {"Bob": {"cards": ["5H", "6H", "7H", "7S"]},                   # run, 7S left: 7
              "Cat": {"melds": [], "leftover": ["5S", "6S", "7S", "4D"]},   # declared: all count
              "Dan": {"cards": ["QD", "QS", "4C", "KH"]}}                   # Q Q + wild 4C: 13
-    state = fc.apply(state, {"type": "round_result", "went_out": "Ann", "hands": hands})
-    record = public_state(fc, state)["rounds"][1]
+    state = fc.GAME.apply(state, {"type": "round_result", "went_out": "Ann", "hands": hands})
+    record = public_state(fc.GAME, state)["rounds"][1]
     assert record["scores"] == {"Ann": 0, "Bob": 7, "Cat": 5 + 6 + 7 + 20, "Dan": 13}
     assert record["breakdown"]["Bob"][0]["rule"] == "FC-6"
     assert record["hands"]["Bob"] == {"melds": [["5H", "6H", "7H"]], "leftover": ["7S"]}
@@ -411,10 +411,10 @@ def test_round_result_went_out_hand_checked():
                      ({"melds": [["4H", "5H"]], "leftover": ["6H"]}, False)]:
         move = {"type": "round_result", "went_out": "Ann", "hands": {"Ann": hand, **others}}
         if ok:
-            assert fc.apply(state, move)["rounds"][0]["scores"]["Ann"] == 0
+            assert fc.GAME.apply(state, move)["rounds"][0]["scores"]["Ann"] == 0
         else:
             with pytest.raises(IllegalMove) as err:
-                fc.apply(state, move)
+                fc.GAME.apply(state, move)
             assert err.value.rule in ("FC-3", "FC-4", "FC-5")
 
 
@@ -478,21 +478,21 @@ def test_round_result_malformed(game, move):
 ])
 def test_malformed_moves(dealt, move):
     invalid(dealt, move)                                       # before Ann's draw
-    invalid(fc.apply(dealt, draw("Ann")), move)                # and after it
+    invalid(fc.GAME.apply(dealt, draw("Ann")), move)                # and after it
 
 
 # ---------------------------------------------------------------- the end: FC-5 winners and ties
 
 def eleven_rounds(state, scores_by_round):
     for number, scores in enumerate(scores_by_round, start=1):
-        state = fc.apply(state, points_round(next(p for p in state["in_round"] if not scores.get(p)),
+        state = fc.GAME.apply(state, points_round(next(p for p in state["in_round"] if not scores.get(p)),
                                              scores, state["in_round"]))
     return state
 
 
 def test_fc5_lowest_total_wins_and_game_over(game):
     state = eleven_rounds(game, [{"Bob": 10, "Cat": 20, "Dan": 5}] + [{"Ann": 1, "Cat": 3, "Dan": 4}] * 10)
-    view = public_state(fc, state)
+    view = public_state(fc.GAME, state)
     assert view["status"] == "finished" and view["to_play"] is None
     assert view["standings"] == {"Ann": 10, "Bob": 10 + 0, "Cat": 50, "Dan": 45}
     assert view["winners"] == ["Ann", "Bob"]                 # share (default)
@@ -504,7 +504,7 @@ def test_fc5_lowest_total_wins_and_game_over(game):
 def test_fc5_play_off_among_tied_players():
     state = fc.new_game(P4, {"tie_break": "play_off"})
     state = eleven_rounds(state, [{"Bob": 10, "Cat": 20, "Dan": 5}] + [{"Ann": 1, "Cat": 3, "Dan": 4}] * 10)
-    view = public_state(fc, state)
+    view = public_state(fc.GAME, state)
     assert view["status"] == "in_progress" and view["round"] == 12 and view["play_off"] is True
     assert view["in_round"] == ["Ann", "Bob"]
     assert view["wild"] == "6" and view["cards_dealt"] == 6
@@ -516,7 +516,7 @@ def test_fc5_play_off_among_tied_players():
     state = play(state, draw("Ann"))
     state = play(state, go_out("Ann", [["6S", "7S", "8S"], ["9S", "9D", "9C"]], "KC"),
                  draw("Bob"), final("Bob", "KD", cards=["4S", "4D", "5S", "5D", "10H", "JH"]))
-    view = public_state(fc, state)
+    view = public_state(fc.GAME, state)
     assert view["status"] == "finished" and view["winners"] == ["Ann"]
     assert view["standings"] == {"Ann": 10, "Bob": 10, "Cat": 50, "Dan": 45}   # 11-round totals
     last = view["rounds"][-1]
@@ -527,16 +527,16 @@ def test_fc5_play_off_among_tied_players():
 def test_fc5_play_off_tied_again_is_shared():
     state = fc.new_game(["Ann", "Bob"], {"tie_break": "play_off"})
     state = eleven_rounds(state, [{"Ann": 0, "Bob": 0}] * 11)
-    assert public_state(fc, state)["round"] == 12
-    state = fc.apply(state, {"type": "round_result", "went_out": "Ann",
+    assert public_state(fc.GAME, state)["round"] == 12
+    state = fc.GAME.apply(state, {"type": "round_result", "went_out": "Ann",
                              "hands": {"Ann": {"points": 0}, "Bob": {"points": 0}}})
-    assert public_state(fc, state)["winners"] == ["Ann", "Bob"]
+    assert public_state(fc.GAME, state)["winners"] == ["Ann", "Bob"]
 
 
 def test_single_winner_no_play_off():
     state = fc.new_game(P4, {"tie_break": "play_off"})
     state = eleven_rounds(state, [{"Bob": 10, "Cat": 20, "Dan": 5}] * 11)
-    view = public_state(fc, state)
+    view = public_state(fc.GAME, state)
     assert view["status"] == "finished" and view["winners"] == ["Ann"] and view["round"] == 11
 
 
@@ -606,10 +606,10 @@ def test_fc4_judge_no_go_out_without_a_meld(cards):
 
 def test_state_names_the_wild_rank_as_wild_too(game):
     # FC-2: the round's wild rank, under the name the verdicts and round records use
-    view = public_state(fc, game)
+    view = public_state(fc.GAME, game)
     assert view["wild"] == view["wild"] == "3"
-    state = fc.apply(game, points_round("Ann", {}))
-    assert public_state(fc, state)["wild"] == "4"
+    state = fc.GAME.apply(game, points_round("Ann", {}))
+    assert public_state(fc.GAME, state)["wild"] == "4"
 
 
 def test_judge_meld_wild_forms():
@@ -638,11 +638,11 @@ def test_property_totals_are_the_sum_of_round_scores(rounds, tie_break):
     for went_out, points in rounds:
         scores = {p: 0 if k == went_out else points[k] for k, p in enumerate(P4)}
         before = copy.deepcopy(state)
-        new = fc.apply(state, points_round(P4[went_out], scores))
+        new = fc.GAME.apply(state, points_round(P4[went_out], scores))
         assert state == before                                  # apply never mutates its input
         assert json.loads(json.dumps(new)) == new                # plain JSON data
         state = new
-    view = public_state(fc, state)
+    view = public_state(fc.GAME, state)
     expected = {p: sum(0 if w == k else pts[k] for w, pts in rounds) for k, p in enumerate(P4)}
     assert view["standings"] == expected
     low = [p for p in P4 if expected[p] == min(expected.values())]
@@ -657,13 +657,13 @@ def test_property_totals_are_the_sum_of_round_scores(rounds, tie_break):
 def test_fc4_going_out_with_the_cards_alone_finds_the_melds_and_the_discard(dealt):
     state = play(dealt, draw("Ann"))
     out = play(state, {"type": "go_out", "player": "Ann", "cards": ["KS", "6H", "7H", "8H"]})
-    view = public_state(fc, out)
+    view = public_state(fc.GAME, out)
     assert view["went_out"] == "Ann" and view["discard_top"] == "KS"
     assert view["laid_down"]["Ann"]["melds"] == [["6H", "7H", "8H"]]
     same = play(state, go_out("Ann", [["6H", "7H", "8H"]], "KS"))
     assert {k: v for k, v in out.items() if k != "events"} == {k: v for k, v in same.items() if k != "events"}
     given = play(state, {"type": "go_out", "player": "Ann", "cards": ["6H", "7H", "8H"], "discard": "KS"})
-    assert public_state(fc, given)["laid_down"]["Ann"]["melds"] == [["6H", "7H", "8H"]]
+    assert public_state(fc.GAME, given)["laid_down"]["Ann"]["melds"] == [["6H", "7H", "8H"]]
 
 
 def test_fc4_a_hand_that_cannot_go_out_is_refused_with_what_it_lacks(dealt):
@@ -695,13 +695,13 @@ def final_turns(dealt):
 def test_fc6_final_turn_as_the_cards_alone_finds_the_discard_and_the_melds(final_turns):
     # FC-4: "lay down any books and/or runs you can before discarding"; FC-6: "when the table enters
     # only the cards, the best lay-down is used": here discarding KD leaves the run 4S 5S 6S, 0 points
-    state = fc.apply(final_turns, final_cards("Bob", ["4S", "5S", "6S", "KD"]))
-    view = public_state(fc, state)
+    state = fc.GAME.apply(final_turns, final_cards("Bob", ["4S", "5S", "6S", "KD"]))
+    view = public_state(fc.GAME, state)
     assert view["laid_down"]["Bob"] == {"melds": [["4S", "5S", "6S"]], "leftover": [], "discard": "KD",
                                         "solved": True}
     assert view["discard_top"] == "KD" and view["hand_sizes"]["Bob"] == 0 and view["to_play"] == "Cat"
     assert {"rule": "FC-6", "text": "Bob's best lay-down: discarding KD leaves 0 points."} in view["events"]
-    same = fc.apply(final_turns, final("Bob", "KD", melds=[["4S", "5S", "6S"]]))
+    same = fc.GAME.apply(final_turns, final("Bob", "KD", melds=[["4S", "5S", "6S"]]))
     assert same["laid"]["Bob"]["melds"] == state["laid"]["Bob"]["melds"]
     assert same["discard_pile"] == state["discard_pile"] and same["hand_sizes"] == state["hand_sizes"]
 
@@ -709,18 +709,18 @@ def test_fc6_final_turn_as_the_cards_alone_finds_the_discard_and_the_melds(final
 def test_fc5_final_turn_cards_alone_discard_leaves_the_lowest_score(final_turns):
     # FC-5: "Jokers are 50 and the current wild cards are 20": with no meld possible, keeping the
     # Joker would cost 50, so the Joker is the discard: 12 + 13 + 4 left
-    state = fc.apply(final_turns, final_cards("Bob", ["JK", "QD", "KC", "4C"]))
+    state = fc.GAME.apply(final_turns, final_cards("Bob", ["JK", "QD", "KC", "4C"]))
     assert state["laid"]["Bob"] == {"melds": [], "leftover": ["4C", "QD", "KC"], "discard": "JK",
                                     "solved": True}
     # a wild 3 makes a book with the Queens (FC-3): the King goes, nothing is left
-    state = fc.apply(final_turns, final_cards("Bob", ["3H", "QD", "QS", "KC"]))
+    state = fc.GAME.apply(final_turns, final_cards("Bob", ["3H", "QD", "QS", "KC"]))
     assert state["laid"]["Bob"]["discard"] == "KC" and state["laid"]["Bob"]["leftover"] == []
     assert sorted(state["laid"]["Bob"]["melds"][0]) == ["3H", "QD", "QS"]
     # the round's score is the leftover's (FC-5), with the best lay-down named (FC-6)
     state = play(final_turns, final_cards("Bob", ["JK", "QD", "KC", "4C"]),
                  draw("Cat"), final_cards("Cat", ["4S", "5S", "6S", "KD"]),
                  draw("Dan"), final("Dan", "QS", cards=["7C", "7C", "10D"]))
-    record = public_state(fc, state)["rounds"][0]
+    record = public_state(fc.GAME, state)["rounds"][0]
     assert record["scores"] == {"Ann": 0, "Bob": 4 + 12 + 13, "Cat": 0, "Dan": 24}
     assert record["breakdown"]["Bob"][0]["rule"] == "FC-6"
     assert [line["points"] for line in record["breakdown"]["Bob"][1:]] == [4, 12, 13]
@@ -738,11 +738,11 @@ def test_fc6_the_found_discard_is_the_best_of_every_discard(hand):
     # discard the hand allows, each scored by the FC-6 verdict
     state = fc.new_game(P4)
     for _ in range(5):
-        state = fc.apply(state, points_round("Ann", {}))
+        state = fc.GAME.apply(state, points_round("Ann", {}))
     assert state["cards_dealt"] == 8 and state["wild"] == "8"
     state = play(state, deal("3C"), draw("Bob"), go_out("Bob", [["4S", "5S", "6S", "7S", "8C", "9S", "10S", "JS"]],
                                                         "QC"), draw("Cat"))
-    done = fc.apply(state, final_cards("Cat", hand))
+    done = fc.GAME.apply(state, final_cards("Cat", hand))
     laid = done["laid"]["Cat"]
     best = min(fc.JUDGES["hand"].fn({"wild": "8", "cards": [c for i, c in enumerate(hand) if i != k]})["min_points"]
                for k in range(len(hand)))
@@ -773,9 +773,9 @@ def test_fc1_final_turn_cards_alone_must_show_the_card_taken_from_the_discard(de
     # FC-1: a card taken from the discard pile is known: the hand shown must hold it
     state = play(dealt, draw("Ann"), go_out("Ann", [["9S", "9D", "JK"]], "KH"), draw("Bob", "discard"))
     illegal(state, final_cards("Bob", ["4S", "5S", "6S", "KD"]), "FC-1")
-    done = fc.apply(state, final_cards("Bob", ["4S", "5S", "6S", "KH"]))
+    done = fc.GAME.apply(state, final_cards("Bob", ["4S", "5S", "6S", "KH"]))
     assert done["laid"]["Bob"]["discard"] == "KH" and done["known"]["Bob"] == []
-    kept = fc.apply(state, final_cards("Bob", ["KH", "KS", "3C", "9C"]))       # K K + wild 3: 9C goes
+    kept = fc.GAME.apply(state, final_cards("Bob", ["KH", "KS", "3C", "9C"]))       # K K + wild 3: 9C goes
     assert kept["laid"]["Bob"]["discard"] == "9C" and kept["laid"]["Bob"]["leftover"] == []
 
 

@@ -27,7 +27,7 @@ FULL_DECK = [r + s for r in STANDARD_RANKS for s in STANDARD_SUITS] + ["JK", "JK
 
 def play(state, *moves):
     for move in moves:
-        state = nines.apply(state, move)
+        state = nines.GAME.apply(state, move)
     return state
 
 
@@ -39,11 +39,11 @@ def turn(player, source, card, position=None, replaced=None):
 
 
 def refused(state, move, exc=IllegalMove, rule=None):
-    return refused_by(nines, state, move, exc, rule)
+    return refused_by(nines.GAME, state, move, exc, rule)
 
 
 def view(state):
-    return public_state(nines, state)
+    return public_state(nines.GAME, state)
 
 
 def dealt(players=P3, options=None, deal=DEAL3):
@@ -319,14 +319,14 @@ def test_malformed_turn_is_invalid_input(move):
 
 def test_a_turn_that_names_no_player_is_the_player_to_plays_G1():
     """Left out, the player is the one whose turn it is (a queued move, a tap): no longer malformed."""
-    state = nines.apply(dealt(), {"type": "turn", "source": "stock", "card": "7D", "position": None})
+    state = nines.GAME.apply(dealt(), {"type": "turn", "source": "stock", "card": "7D", "position": None})
     assert state["discard_pile"][-1] == "7D" and state["to_play"] != dealt()["to_play"]
 
 
 def test_apply_never_mutates_its_input():
     state = dealt()
     before = copy.deepcopy(state)
-    nines.apply(state, turn("Ann", "stock", "7D", 1, "9D"))
+    nines.GAME.apply(state, turn("Ann", "stock", "7D", 1, "9D"))
     assert state == before
 
 
@@ -834,7 +834,7 @@ def _random_game(rnd, players, target, place=0.8, discard_until_reshuffle=False)
             if position is not None and grid[position] is None:
                 move["replaced"] = fresh(v, [card] if source == "stock" and not remade else [])
         snapshot = copy.deepcopy(state)
-        new = nines.apply(state, move)
+        new = nines.GAME.apply(state, move)
         assert state == snapshot  # the input is never mutated
         state = new
         after = view(state)
@@ -884,7 +884,7 @@ def test_junk_moves_raise_only_rule_errors(kind, fields, where):
     state = {"new": nines.new_game(P3, None), "dealt": dealt(), "done": DONE_STATE}[where]
     before = copy.deepcopy(state)
     try:
-        nines.apply(state, {**fields, "type": kind})
+        nines.GAME.apply(state, {**fields, "type": kind})
     except (IllegalMove, InvalidInput):
         pass
     assert state == before

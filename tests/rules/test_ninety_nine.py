@@ -18,7 +18,7 @@ def play(state, player, card, value=None):
     move = {"type": "play", "player": player, "card": card}
     if value is not None:
         move["value"] = value
-    return n99.apply(state, move)
+    return n99.GAME.apply(state, move)
 
 
 def at_total(total, players=ABC, **options):
@@ -29,7 +29,7 @@ def at_total(total, players=ABC, **options):
 
 
 def refused(state, move, rule):
-    return refused_by(n99, state, move, rule=rule)
+    return refused_by(n99.GAME, state, move, rule=rule)
 
 
 # ---------------------------------------------------------------- the sheet's own examples
@@ -181,7 +181,7 @@ def test_last_player_in_wins_and_the_game_refuses_more_moves():
     state["total"] = 89
     state = play(state, "Ann", "KH")
     assert state["out"] == ["Bob"] and state["winners"] == ["Ann"]
-    view = public_state(n99, state)
+    view = public_state(n99.GAME, state)
     assert view["status"] == "finished" and view["to_play"] is None
     refused(state, {"type": "play", "player": "Ann", "card": "5H"}, "N99-6")
 
@@ -211,14 +211,14 @@ def test_first_player_option_and_round_rotation_skips_the_eliminated():
 
 def test_new_round_resets_total_direction_and_hands():
     state = play(n99.new_game(ABC), "Ann", "4H")
-    state = n99.apply(state, {"type": "missed_draw", "player": "Ann"})
+    state = n99.GAME.apply(state, {"type": "missed_draw", "player": "Ann"})
     state["total"] = 90
     state = play(state, "Cid", "9H")
     state = play(state, "Bob", "KS")  # 100: Bob loses the round
     assert state["total"] == 0 and state["direction"] == "clockwise"
     assert state["hand_sizes"] == {p: 3 for p in ABC} and state["to_play"] == "Bob"
     # N99-2: an empty pile, with no top card carried over from the last round
-    view = public_state(n99, state)
+    view = public_state(n99.GAME, state)
     assert view["discard_top"] is None and state["pile"] == []
 
 
@@ -230,7 +230,7 @@ def test_n99_9_the_table_chooses_the_hand_size_and_n99_7_counts_from_it(size):
     assert state["hand_sizes"] == {p: size for p in ABC}
     assert state["draw_pile"] == 52 - size * 3
     state = play(state, "Ann", "5H")
-    state = n99.apply(state, {"type": "missed_draw", "player": "Ann"})
+    state = n99.GAME.apply(state, {"type": "missed_draw", "player": "Ann"})
     assert state["hand_sizes"]["Ann"] == size - 1
     state["total"] = 95
     state = play(state, "Bob", "KS")  # 105: Bob loses the round; everyone is dealt ``size`` again
@@ -252,7 +252,7 @@ def test_n99_9_hand_size_default_and_limits():
 def test_missed_draw_shrinks_the_hand_for_the_round():
     state = play(n99.new_game(ABC), "Ann", "5H")
     pile = state["draw_pile"]
-    state = n99.apply(state, {"type": "missed_draw", "player": "Ann"})
+    state = n99.GAME.apply(state, {"type": "missed_draw", "player": "Ann"})
     assert state["hand_sizes"]["Ann"] == 2 and state["draw_pile"] == pile + 1
 
 
@@ -264,7 +264,7 @@ def test_no_card_on_your_turn_ends_the_round_and_costs_three():
     state = n99.new_game(["Ann", "Bob"])
     for card in ("5H", "6H", "7H"):
         state = play(state, "Ann", card)
-        state = n99.apply(state, {"type": "missed_draw", "player": "Ann"})
+        state = n99.GAME.apply(state, {"type": "missed_draw", "player": "Ann"})
         if card != "7H":
             state = play(state, "Bob", {"5H": "3C", "6H": "3D"}[card])
     # Ann's hand is empty; her turn comes after Bob plays
@@ -393,7 +393,7 @@ def test_tokens_never_go_up_and_the_total_moves_only_by_the_card(moves, players)
         if value is not None:
             move["value"] = value
         try:
-            state = n99.apply(state, move)
+            state = n99.GAME.apply(state, move)
         except IllegalMove as error:
             assert error.rule == "N99-8"  # only a card with every copy on the pile is refused here
             continue
@@ -433,19 +433,19 @@ def test_n99_3_a_value_of_the_wrong_type_is_refused_citing_the_ruling(card, valu
 
 
 def test_n99_3_a_null_value_counts_as_no_declaration():
-    assert n99.apply(at_total(10), {"type": "play", "player": "Ann", "card": "5S", "value": None})["total"] == 15
+    assert n99.GAME.apply(at_total(10), {"type": "play", "player": "Ann", "card": "5S", "value": None})["total"] == 15
     refused(at_total(10), {"type": "play", "player": "Ann", "card": "10S", "value": None}, "N99-3")
 
 
 def test_n99_7_a_missed_draw_needs_a_card_played_for_each_one():
     state = play(n99.new_game(ABC), "Ann", "5H")
-    state = n99.apply(state, {"type": "missed_draw", "player": "Ann"})
+    state = n99.GAME.apply(state, {"type": "missed_draw", "player": "Ann"})
     # one card played, one draw missed: a second missed draw for the same play is impossible
     refused(state, {"type": "missed_draw", "player": "Ann"}, "N99-7")
     state = play(state, "Bob", "6H")
     state = play(state, "Cid", "7H")
     state = play(state, "Ann", "8H")
-    state = n99.apply(state, {"type": "missed_draw", "player": "Ann"})
+    state = n99.GAME.apply(state, {"type": "missed_draw", "player": "Ann"})
     assert state["hand_sizes"]["Ann"] == 1
     # a new round forgets the missed draws
     state["total"] = 95

@@ -75,7 +75,7 @@ def legal_problems(legal, fields: dict[str, bool], types: set[str] | None = None
 
 def move_fields(engine, kind: str) -> dict[str, bool]:
     return {spec.name: isinstance(spec, Shaped) and (spec.shape or {}).get("type") == "object"
-            for spec in engine.MOVES[kind].fields}
+            for spec in engine.moves[kind].fields}
 
 
 def test_the_shape_checker_tells_the_old_shapes_from_the_one():
@@ -92,7 +92,7 @@ def test_the_shape_checker_tells_the_old_shapes_from_the_one():
 
 def entry_problems(engine, kind: str, entry: dict) -> list[str]:
     problems = [f"{kind}: unknown member(s) {sorted(set(entry) - ENTRY)}"] if set(entry) - ENTRY else []
-    names = engine.MOVES[kind].field_names()
+    names = engine.moves[kind].field_names()
     for name, values in (entry.get("choices") or {}).items():
         if name not in names:
             problems.append(f"{kind}: choices.{name} is no field of the move ({names}): a fact?")
@@ -112,7 +112,7 @@ def test_allowed_keys_choices_by_the_moves_own_field_names(engine):
         states, _moves, _cited = play_random_game(engine, seed)
         for state in states:
             for kind, entry in engine.allowed(state).items():
-                assert not entry_problems(engine, kind, entry), (engine.NAME, seed, entry_problems(engine, kind, entry))
+                assert not entry_problems(engine, kind, entry), (engine.name, seed, entry_problems(engine, kind, entry))
                 checked += 1
     assert checked
 
@@ -144,7 +144,7 @@ def _refusals(engine, state: dict, allowed: dict, rng: random.Random):
     moves: ``(kind, error)`` for each."""
     moves = []
     for kind, sample in samples_for(engine).items():
-        actor = engine.MOVES[kind].actor
+        actor = engine.moves[kind].actor
         body = dict(sample)
         if kind not in allowed:
             if actor:
@@ -178,15 +178,15 @@ def test_every_refused_move_says_what_is_legal_in_the_one_shape(engine):
             for move, error in _refusals(engine, state, allowed, rng):
                 kind = move["type"]
                 problems = legal_problems(error.legal, move_fields(engine, kind), types=set(allowed))
-                assert not problems, (engine.NAME, seed, move, error.rule, str(error.detail), error.legal, problems)
-                actor = engine.MOVES[kind].actor
+                assert not problems, (engine.name, seed, move, error.rule, str(error.detail), error.legal, problems)
+                actor = engine.moves[kind].actor
                 if error.legal and actor in error.legal and (allowed.get(kind) or {}).get("players") is not None:
                     assert set(error.legal[actor]) <= set(allowed[kind]["players"]), (move, error.legal, allowed)
                 if error.legal:
                     for key in error.legal:
                         seen[key] = seen.get(key, 0) + 1
             assert json.dumps(state, sort_keys=True) == snapshot
-    assert seen, f"{engine.NAME}: no refusal said what is legal"
+    assert seen, f"{engine.name}: no refusal said what is legal"
 
 
 # ---------------------------------------------------------------- refused options and verdicts
@@ -195,7 +195,7 @@ def _extreme_options(engine) -> list[dict]:
     """Options that the largest and the smallest tables may refuse: each enum value and each bound
     of a declared range (too few decks for many players, ...)."""
     found = []
-    for name, info in engine.OPTIONS.items():
+    for name, info in engine.options.items():
         schema = info.get("schema") or {}
         for value in [*(schema.get("enum") or []), schema.get("minimum"), schema.get("maximum")]:
             if value is not None:
@@ -205,11 +205,11 @@ def _extreme_options(engine) -> list[dict]:
 
 @pytest.mark.parametrize("engine", ENGINE_LIST, ids=IDS)
 def test_refused_options_say_what_is_legal_by_option_names(engine):
-    fields = {name: False for name in engine.OPTIONS}
-    tables = [table_for(engine), [f"P{i}" for i in range(engine.PLAYERS[1])]]
+    fields = {name: False for name in engine.options}
+    tables = [table_for(engine), [f"P{i}" for i in range(engine.players[1])]]
     tried = said = 0
     for players in tables:
-        cases = [{name: value} for name, info in engine.OPTIONS.items() for value in invalid_option_values(info)]
+        cases = [{name: value} for name, info in engine.options.items() for value in invalid_option_values(info)]
         for options in cases + _extreme_options(engine):
             try:
                 engine.new_game(list(players), options)
@@ -229,12 +229,12 @@ VERDICTS = {  # a request each verdict answers, to spoil field by field (else th
     ("sixty-nine", "set"): {"cards": ["1A", "2B"]},
     ("sixty-nine", "score"): {"captured": [["1A", "2B", "3C"]], "hand": 2},
 }
-ROUTES = [(name, verdict) for name, engine in ENGINES.items() for verdict in engine.JUDGES]
+ROUTES = [(name, verdict) for name, engine in ENGINES.items() for verdict in engine.judges]
 
 
 def example_request(name: str, verdict: str) -> dict | None:
     """A request the verdict answers: this module's, else the example its request schema declares."""
-    return VERDICTS.get((name, verdict)) or ENGINES[name].JUDGES[verdict].request.get("example")
+    return VERDICTS.get((name, verdict)) or ENGINES[name].judges[verdict].request.get("example")
 
 
 REFUSED_VERDICTS = {  # requests refused by the rules, beside the spoiled ones
@@ -260,7 +260,7 @@ def _spoiled_requests(request: dict, schema: dict) -> list[dict]:
 @pytest.mark.parametrize("route", ROUTES, ids=[f"{name}-{verdict}" for name, verdict in ROUTES])
 def test_refused_verdict_requests_say_what_is_legal_by_request_fields(route):
     name, verdict = route
-    judge, request = ENGINES[name].JUDGES[verdict], example_request(*route)
+    judge, request = ENGINES[name].judges[verdict], example_request(*route)
     judge.fn(request)  # answered as it is
     fields = {key: prop.get("type") == "object" for key, prop in (judge.request.get("properties") or {}).items()}
     tried = said = 0
@@ -281,8 +281,8 @@ def test_every_verdict_route_is_tried():
 
 def test_a_verdict_refusal_says_the_values_it_takes():
     with pytest.raises(RuleError) as caught:
-        ENGINES["ninety-nine"].JUDGES["play"].fn({"total": 5, "card": "AH"})
+        ENGINES["ninety-nine"].judges["play"].fn({"total": 5, "card": "AH"})
     assert caught.value.legal == {"value": [1, 11]}
     with pytest.raises(RuleError) as caught:
-        ENGINES["nines"].JUDGES["grid"].fn({**VERDICTS[("nines", "grid")], "joker_points": 4})
+        ENGINES["nines"].judges["grid"].fn({**VERDICTS[("nines", "grid")], "joker_points": 4})
     assert caught.value.legal == {"joker_points": [-3, -2, -5]}

@@ -31,7 +31,7 @@ SEEDS = range(8)
 
 
 def private_names(engine, move: dict) -> tuple[str, ...]:
-    spec = engine.MOVES[move["type"]]
+    spec = engine.moves[move["type"]]
     return tuple(spec.private(move)) if spec.private else ()
 
 
@@ -40,7 +40,7 @@ def value_pool(engine, games) -> dict[str, list]:
     pool: dict[str, set] = {}
     for _, moves in games:
         for move in moves:
-            for spec in engine.MOVES[move["type"]].fields:
+            for spec in engine.moves[move["type"]].fields:
                 if isinstance(spec, (Card, Cards)) and spec.name in move:
                     pool.setdefault(spec.name, set()).add(json.dumps(move[spec.name], sort_keys=True))
     return {name: [json.loads(v) for v in sorted(values)] for name, values in pool.items()}
@@ -48,7 +48,7 @@ def value_pool(engine, games) -> dict[str, list]:
 
 def variants(engine, move: dict, pool: dict) -> list[dict]:
     """The same move with each private field given another value, set to null or left out."""
-    spec = engine.MOVES[move["type"]]
+    spec = engine.moves[move["type"]]
     fields = {f.name: f for f in spec.fields}
     found = []
     for name in private_names(engine, move):
@@ -68,7 +68,7 @@ def without_hidden(move: dict) -> dict:
 
 
 def text_of(engine, move: dict) -> str:
-    return engine.MOVES[move["type"]].text(move)
+    return engine.moves[move["type"]].text(move)
 
 
 def same_table_after(engine, state: dict, move: dict, other: dict, later: list[dict]) -> int:
@@ -80,7 +80,7 @@ def same_table_after(engine, state: dict, move: dict, other: dict, later: list[d
         return 0                     # that card could not be there: not a twin of this game
     real = engine.apply(state, move)
     compared = 1
-    assert public_state(engine, twin) == public_state(engine, real), (engine.NAME, move, other)
+    assert public_state(engine, twin) == public_state(engine, real), (engine.name, move, other)
     for step in later:
         try:
             twin = engine.apply(twin, step)
@@ -88,7 +88,7 @@ def same_table_after(engine, state: dict, move: dict, other: dict, later: list[d
             break                    # the twin's card shows up where the real one could not: stop here
         real = engine.apply(real, step)
         compared += 1
-        assert public_state(engine, twin) == public_state(engine, real), (engine.NAME, move, other, step)
+        assert public_state(engine, twin) == public_state(engine, real), (engine.name, move, other, step)
     return compared
 
 
@@ -99,7 +99,7 @@ def test_g5_private_values_never_reach_a_public_view(engine):
         states, moves, _ = play_random_game(engine, seed)
         games.append((states, moves))
     pool = value_pool(engine, games)
-    declares = any(spec.private for spec in engine.MOVES.values())
+    declares = any(spec.private for spec in engine.moves.values())
     private_moves = compared = 0
     for states, moves in games:
         views = [public_state(engine, s) for s in states]
@@ -107,11 +107,11 @@ def test_g5_private_values_never_reach_a_public_view(engine):
             names = [n for n in private_names(engine, move) if n in move]
             shown = public_move(engine, move)
             if not names:
-                assert shown == move and "hidden" not in shown, (engine.NAME, move)
+                assert shown == move and "hidden" not in shown, (engine.name, move)
                 continue
             private_moves += 1
             # the log: the private fields are left out and listed as hidden; JSON keeps it so
-            assert not set(names) & set(shown) and shown["hidden"] == names, (engine.NAME, shown)
+            assert not set(names) & set(shown) and shown["hidden"] == names, (engine.name, shown)
             assert {k: v for k, v in shown.items() if k != "hidden"} == {k: v for k, v in move.items()
                                                                           if k not in names}
             assert json.loads(json.dumps(shown)) == shown
@@ -120,8 +120,8 @@ def test_g5_private_values_never_reach_a_public_view(engine):
             for other in variants(engine, move, pool):
                 # the log and its text read the same whatever was recorded face down
                 assert without_hidden(public_move(engine, other)) == without_hidden(shown), (other, shown)
-                assert text_of(engine, other) == text_of(engine, move), (engine.NAME, move, other)
+                assert text_of(engine, other) == text_of(engine, move), (engine.name, move, other)
                 compared += same_table_after(engine, states[index], move, other, moves[index + 1:])
     if declares:
-        assert private_moves, f"{engine.NAME}: no move with private fields in {len(SEEDS)} random games"
-        assert compared, f"{engine.NAME}: no other private value was ever possible to compare"
+        assert private_moves, f"{engine.name}: no move with private fields in {len(SEEDS)} random games"
+        assert compared, f"{engine.name}: no other private value was ever possible to compare"

@@ -69,17 +69,17 @@ def test_the_table_switches_between_rounds_never_inside_one_T4(name):
 
 def test_a_switch_is_refused_once_the_game_is_over():
     state = nines.new_game(["Ann", "Bob"], {"record": "rounds", "target": 10})
-    state = nines.apply(state, {"type": "hand_result", "points": {"Ann": 12, "Bob": 0}})
+    state = nines.GAME.apply(state, {"type": "hand_result", "points": {"Ann": 12, "Bob": 0}})
     assert nines.outcome(state)["status"] == "finished"
-    assert "switch_record" not in nines.allowed(state)
-    refused(nines, state, {"type": "switch_record", "record": "moves"}, "N9-7")
+    assert "switch_record" not in nines.GAME.allowed(state)
+    refused(nines.GAME, state, {"type": "switch_record", "record": "moves"}, "N9-7")
 
 
 def test_a_five_crowns_game_recorded_by_rounds_runs_its_eleven_rounds_FC2():
     state = five_crowns.new_game(["Ann", "Bob", "Cy"], {"record": "rounds"})
     for number in range(1, 12):
         assert state["round"] == number
-        state = five_crowns.apply(state, {"type": "round_result", "went_out": "Ann",
+        state = five_crowns.GAME.apply(state, {"type": "round_result", "went_out": "Ann",
                                           "hands": {"Bob": {"points": number}, "Cy": {"points": 2 * number}}})
     assert five_crowns.outcome(state)["winners"] == ["Ann"]
     assert state["totals"] == {"Ann": 0, "Bob": 66, "Cy": 132}
@@ -89,16 +89,16 @@ def test_a_five_crowns_game_recorded_by_rounds_runs_its_eleven_rounds_FC2():
 
 def test_a_nines_hand_entered_as_points_scores_them_and_can_be_corrected_T1_T4():
     state = nines.new_game(["Ann", "Bob"], {"record": "rounds"})
-    state = nines.apply(state, {"type": "hand_result", "points": {"Ann": 12, "Bob": -3}})
+    state = nines.GAME.apply(state, {"type": "hand_result", "points": {"Ann": 12, "Bob": -3}})
     entry = state["rounds"][0]
     assert entry["scores"] == {"Ann": 12, "Bob": -3} and entry["totals"] == {"Ann": 12, "Bob": -3}
     assert entry["breakdown"]["Ann"][0]["rule"] == "T-4" and entry["grids"] == {}
     assert state["hand"] == 2 and state["dealer"] == "Ann"  # N9-8: the deal passes left
-    fixed = nines.apply(state, {"type": "correct_round", "round": 1, "reason": "Bob had a set",
+    fixed = nines.GAME.apply(state, {"type": "correct_round", "round": 1, "reason": "Bob had a set",
                                 "points": {"Ann": 12, "Bob": 0}})
     assert fixed["totals"] == {"Ann": 12, "Bob": 0} and fixed["rounds"][0]["corrections"][0]["rule"] == "T-1"
     # a hand entered as points may be corrected with grids, and the other way round
-    grids = nines.apply(state, {"type": "correct_round", "round": 1, "reason": "grids found",
+    grids = nines.GAME.apply(state, {"type": "correct_round", "round": 1, "reason": "grids found",
                                 "grids": {"Ann": ["2H", "2S", "2D", "5H", "5S", "5D", "KH", "KS", "KD"],
                                           "Bob": ["3H", "3S", "3D", "4H", "4S", "4D", "AH", "AS", "AD"]}})
     assert grids["totals"] == {"Ann": 0, "Bob": 0}  # N9-5: three row sets each
@@ -111,18 +111,18 @@ def test_a_nines_hand_entered_as_points_scores_them_and_can_be_corrected_T1_T4()
 ])
 def test_points_no_grid_can_score_are_refused_N9_1_N9_6(points, rule):
     state = nines.new_game(["Ann", "Bob"], {"record": "rounds"})
-    refused(nines, state, {"type": "hand_result", "points": points}, rule)
+    refused(nines.GAME, state, {"type": "hand_result", "points": points}, rule)
 
 
 def test_a_hand_entry_needs_every_player_and_one_form_N9_2():
     state = nines.new_game(["Ann", "Bob"], {"record": "rounds"})
-    refused(nines, state, {"type": "hand_result", "points": {"Ann": 3}}, "N9-2")
+    refused(nines.GAME, state, {"type": "hand_result", "points": {"Ann": 3}}, "N9-2")
     with pytest.raises(InvalidInput):
-        nines.apply(state, {"type": "hand_result", "points": {"Ann": 3, "Bob": 1}, "grids": {}})
+        nines.GAME.apply(state, {"type": "hand_result", "points": {"Ann": 3, "Bob": 1}, "grids": {}})
     with pytest.raises(InvalidInput):
-        nines.apply(state, {"type": "hand_result"})
+        nines.GAME.apply(state, {"type": "hand_result"})
     with pytest.raises(InvalidInput):
-        nines.apply(state, {"type": "hand_result", "points": {"Ann": "3", "Bob": 1}})
+        nines.GAME.apply(state, {"type": "hand_result", "points": {"Ann": "3", "Bob": 1}})
 
 
 # ---------------------------------------------------------------- the player to play is implied
@@ -130,13 +130,13 @@ def test_a_hand_entry_needs_every_player_and_one_form_N9_2():
 def test_a_move_that_names_no_player_is_made_by_the_one_player_to_play_G1():
     """A tap per card, and a move queued offline after another, name no player: the one player who
     may make the move now is implied; where several may (a Nines reveal), the player is needed."""
-    state = five_crowns.apply(five_crowns.new_game(["Ann", "Bob"]), {"type": "deal", "discard": "3H"})
-    drawn = five_crowns.apply(state, {"type": "draw", "source": "stock"})
+    state = five_crowns.GAME.apply(five_crowns.new_game(["Ann", "Bob"]), {"type": "deal", "discard": "3H"})
+    drawn = five_crowns.GAME.apply(state, {"type": "draw", "source": "stock"})
     assert drawn["hand_sizes"]["Ann"] == 4 and drawn["to_play"] == "Ann"   # Ann, Bob dealing (G-2)
     schema = five_crowns.MOVES["draw"].schema("draw")
     assert "player" not in schema["required"] and "Left out" in schema["properties"]["player"]["description"]
     game = nines.new_game(["Ann", "Bob", "Cy"])
     game["phase"], game["reveals_pending"], game["done"] = "reveal", ["Bob", "Cy"], "Ann"
     with pytest.raises(InvalidInput) as caught:
-        nines.apply(game, {"type": "reveal", "grid": ["2H"] * 9})
+        nines.GAME.apply(game, {"type": "reveal", "grid": ["2H"] * 9})
     assert "player" in caught.value.detail

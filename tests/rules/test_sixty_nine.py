@@ -48,7 +48,7 @@ def scramble(player, from_hand, arrangement):
 def run(state, *moves):
     for move in moves:
         before = deepcopy(state)
-        new = g.apply(state, move)
+        new = g.GAME.apply(state, move)
         assert state == before, "apply mutated its input"
         state = new
     return state
@@ -60,7 +60,7 @@ def start(players=P3, flip_card="5A", **options):
 
 
 def refused(state, move, exc=IllegalMove, rule=None):
-    return refused_by(g, state, move, exc, rule)
+    return refused_by(g.GAME, state, move, exc, rule)
 
 
 def the_set(state, set_id):
@@ -95,7 +95,7 @@ def test_interface_constants():
 
 def test_public_view_fields_and_json():
     state = start()
-    view = public_state(g, state)
+    view = public_state(g.GAME, state)
     for key in ("status", "round", "to_play", "standings", "winners", "rounds", "table", "captured",
                 "hand_sizes", "draw_pile", "phase"):
         assert key in view
@@ -529,7 +529,7 @@ def test_s69_9_scramble_completes_several_sets_each_with_count_one():
     assert state["hand_sizes"][ANN] == 7 and state["phase"] == "chances" and state["to_play"] == BOB
     for table_set in state["table"]:
         assert (table_set["complete"], table_set["claimant"], table_set["count"]) == (True, ANN, 1)
-    assert public_state(g, state)["chances"]["sets"] == [s["id"] for s in state["table"]]
+    assert public_state(g.GAME, state)["chances"]["sets"] == [s["id"] for s in state["table"]]
 
 
 def test_s69_9_separate_steals_and_independent_ends():
@@ -607,7 +607,7 @@ def test_s69_9_scramble_may_split_sets_and_complete_nothing():
 def test_s69_9_flipped_scramble_is_the_flippers_to_use():
     state = run(start(), pass_(ANN, "SCRAMBLE"))
     assert state["pending_scramble"] == ANN and state["to_play"] == ANN and state["phase"] == "scramble"
-    assert list(g.allowed(state)) == ["scramble", "adjust"] and g.allowed(state)["scramble"]["players"] == [ANN]
+    assert list(g.GAME.allowed(state)) == ["scramble", "adjust"] and g.GAME.allowed(state)["scramble"]["players"] == [ANN]
     refused(state, play(ANN, 1, "5B"), rule="S69-9")
     refused(state, pass_(ANN, "7B"), rule="S69-9")
     refused(state, play(CAT, 1, "5B"), rule="S69-9")
@@ -649,7 +649,7 @@ def test_s69_9_scramble_pulled_from_a_hand_is_the_pullers():
     assert state["pulls"] == [{"by": "p2", "from": "p1", "card": "SCRAMBLE"}]
     assert state["hand_sizes"]["p1"] == 9 and state["hand_sizes"]["p2"] == 10
     assert (state["phase"], state["to_play"], state["pending_scramble"]) == ("scramble", "p2", "p2")
-    assert list(g.allowed(state)) == ["scramble", "adjust"] and g.allowed(state)["scramble"]["players"] == ["p2"]
+    assert list(g.GAME.allowed(state)) == ["scramble", "adjust"] and g.GAME.allowed(state)["scramble"]["players"] == ["p2"]
     for move in (pass_("p3", "9C"), play("p3", 1, "1B"), play("p1", 1, "1B"), pass_("p2", "9C"),
                  {"type": "scramble", "player": "p3"}, {"type": "scramble", "player": "p1"},
                  chance("p3"), flip("p2", "9C")):
@@ -675,7 +675,7 @@ def test_s69_9_scramble_added_on_a_chance_is_a_plain_special():
     state = run(state, chance(BOB, "SCRAMBLE", "5D"))               # 2 >= 2: bob takes the claim
     assert state["phase"] == "chances" and state["to_play"] == CAT and state["pending_scramble"] is None
     assert (state["table"][0]["claimant"], state["table"][0]["count"]) == (BOB, 2)
-    assert "scramble" not in g.allowed(state)
+    assert "scramble" not in g.GAME.allowed(state)
     refused(state, {"type": "scramble", "player": BOB}, rule="S69-4")
     refused(state, scramble(CAT, [], [["5A", "5B"], ["5C", "5D", "SCRAMBLE"]]), rule="S69-4")
     lone = run(start(), play(ANN, 1, "5B", "5C"), chance(BOB, "SCRAMBLE"))   # 1 < 2: no steal
@@ -895,7 +895,7 @@ def test_s69_12_targets_winners_and_finished_game():
     assert state["phase"] == "round_over" and state["dealer"] == BOB     # left of ann again
     state = run(state, deal(BOB, "2A"), play(CAT, 1, "2B", "2C", "2D", "2E", "2F"), flip(CAT, "4A"))
     state = run(with_hands(state, {ANN: 5}), play(ANN, 2, "4B", "4C", "4D", "4E", "4F"))
-    view = public_state(g, state)
+    view = public_state(g.GAME, state)
     assert view["status"] == "finished" and state["phase"] == "finished" and view["to_play"] is None
     assert view["standings"] == {ANN: 36, BOB: 0, CAT: 14}
     assert view["winners"] == [ANN] and view["round"] == 3 and len(view["rounds"]) == 3
@@ -916,7 +916,7 @@ def test_s69_13_single_winner_house_rule():
     state = g.new_game(P3, {"target": 4, "single_winner": True})
     state = run(state, deal(CAT, "5A"), play(ANN, 1, "5B", "5C", "5D", "5E", "5F"), flip(ANN, "7A"))
     state = run(with_hands(state, {BOB: 3}), play(BOB, 2, "7B", "7C", "7D"), chance(CAT), chance(ANN))
-    view = public_state(g, state)
+    view = public_state(g.GAME, state)
     assert view["status"] == "finished" and view["winners"] == [ANN]          # 7 beats 4
     assert view["outcome"]["rule"] == "S69-13"
     refused(state, deal(BOB, "2A"), rule="S69-13")
@@ -1045,7 +1045,7 @@ def test_property_random_games_keep_69_cards_and_never_crash(seed, count):
         for move in candidate_moves(state, rnd):
             before = deepcopy(state)
             try:
-                state = g.apply(state, move)
+                state = g.GAME.apply(state, move)
                 break
             except RuleError:
                 assert state == before
@@ -1056,7 +1056,7 @@ def test_property_random_games_keep_69_cards_and_never_crash(seed, count):
         assert all(size >= 0 for size in state["hand_sizes"].values())
         assert all(read_set(s["cards"])[0] == s["reading"] for s in state["table"])
         assert all(len(s["cards"]) <= 2 for s in state["table"] if state["phase"] == "turn")
-        json.dumps(public_state(g, state))
+        json.dumps(public_state(g.GAME, state))
 
 
 # ------------------------------------------------------------------ one entry for a round of empty chances

@@ -24,7 +24,7 @@ FIVES = ["5A", "5B", "5C"]                            # 3
 
 
 def refused(state, move, rule, exc=IllegalMove):
-    return refused_by(g, state, move, exc, rule)
+    return refused_by(g.GAME, state, move, exc, rule)
 
 
 def by_rounds(players=P3, **options):
@@ -62,7 +62,7 @@ def ended_by_moves(state):
 def test_the_record_option_defaults_to_moves_and_is_kept_in_the_state_T4():
     state = g.new_game(P3)
     assert state["record"] == "moves" and state["options"]["record"] == "moves"
-    assert public_state(g, state)["record"] == "moves"
+    assert public_state(g.GAME, state)["record"] == "moves"
     assert by_rounds()["record"] == "rounds" and by_rounds()["options"]["record"] == "rounds"
     with pytest.raises(InvalidInput) as caught:
         g.new_game(P3, {"record": "hands"})
@@ -71,14 +71,14 @@ def test_the_record_option_defaults_to_moves_and_is_kept_in_the_state_T4():
 
 def test_by_rounds_only_the_round_entry_the_switch_and_the_tables_moves_are_offered_T4():
     state = by_rounds()
-    assert g.allowed(state) == {
+    assert g.GAME.allowed(state) == {
         "round_result": {"players": None, "choices": {"emptied": P3}},
         "adjust": {"players": None, "choices": {"player": P3}},
         "switch_record": {"players": None, "choices": {"record": ["moves"]}}}
     error = refused(state, {"type": "deal", "dealer": CAT, "flip": "5A"}, "T-4")
     assert error.legal == {"type": ["round_result", "switch_record"]}
     # recording moves, a round may still be entered whole between rounds: both are offered
-    assert {"deal", "round_result"} <= set(g.allowed(g.new_game(P3)))
+    assert {"deal", "round_result"} <= set(g.GAME.allowed(g.new_game(P3)))
 
 
 # ---------------------------------------------------------------- scoring a round entered whole
@@ -201,7 +201,7 @@ def test_a_whole_game_recorded_by_rounds_ends_when_someone_reaches_the_target_S6
     assert result_ == {"status": "finished", "winners": [ANN, BOB], "rule": "S69-12",
                        "reason": "Ann, Bob reached 69 points at the end of round 3."}
     assert state["round"] == 3 and [r["round"] for r in state["rounds"]] == [1, 2, 3]
-    assert set(g.allowed(state)) == {"adjust", "correct_round"}   # after the end, the table's own moves
+    assert set(g.GAME.allowed(state)) == {"adjust", "correct_round"}   # after the end, the table's own moves
     refused(state, points(ANN, Ann=1), "S69-12")
     refused(state, {"type": "switch_record", "record": "moves"}, "S69-12")
 
@@ -216,7 +216,7 @@ def test_a_single_winner_is_the_one_with_the_most_points_S69_13():
 
 def test_a_round_begun_move_by_move_is_never_entered_whole_T4():
     state = dealt(g.new_game(P3))
-    assert "round_result" not in g.allowed(state) and "switch_record" not in g.allowed(state)
+    assert "round_result" not in g.GAME.allowed(state) and "switch_record" not in g.GAME.allowed(state)
     refused(state, points(ANN, Ann=3), "T-4")
     refused(state, {"type": "switch_record", "record": "rounds"}, "T-4")
     # a pending Scramble too: the entry waits for no Scramble, it is simply not a round's end
@@ -249,7 +249,7 @@ def test_the_table_switches_between_rounds_and_never_inside_one_T4():
 
 def test_a_round_entered_whole_is_corrected_and_the_totals_follow_T1():
     state = run(by_rounds(), points(ANN, Ann=10, Bob=5), points(BOB, Ann=1, Bob=2, Cat=3))
-    assert g.allowed(state)["correct_round"] == {"players": None, "choices": {"round": [1, 2]}}
+    assert g.GAME.allowed(state)["correct_round"] == {"players": None, "choices": {"round": [1, 2]}}
     fixed = run(state, fix(1, result(ANN, Ann={"captured": [RUN_56789_0]}, Bob={"points": 5}, Cat={"points": 0}),
                            "Ann's six-card set"))
     first, second = fixed["rounds"]
@@ -280,11 +280,11 @@ def test_a_corrected_last_round_moves_the_next_deal_to_the_left_of_who_emptied_t
 
 def test_a_round_refereed_move_by_move_is_adjusted_not_corrected_T1():
     state = ended_by_moves(dealt(g.new_game(P3)))
-    assert "correct_round" not in g.allowed(state)
+    assert "correct_round" not in g.GAME.allowed(state)
     error = refused(state, fix(1, points(ANN)), "T-1")
     assert "adjust" in error.detail and error.legal == {"type": ["adjust"], "round": []}
     state = run(state, points(BOB, Bob=6))
-    assert g.allowed(state)["correct_round"]["choices"] == {"round": [2]}
+    assert g.GAME.allowed(state)["correct_round"]["choices"] == {"round": [2]}
     refused(state, fix(1, points(ANN)), "T-1")
     # a round in progress is no finished round either
     refused(dealt(state), fix(3, points(ANN)), "T-1")
@@ -338,9 +338,9 @@ def test_a_game_by_rounds_replays_from_its_log_through_json():
              {"type": "deal", "dealer": CAT, "flip": "7B"}]
     state = replay = by_rounds()
     for move in moves:
-        state = g.apply(state, move)
-        replay = g.apply(json.loads(json.dumps(replay)), json.loads(json.dumps(move)))
+        state = g.GAME.apply(state, move)
+        replay = g.GAME.apply(json.loads(json.dumps(replay)), json.loads(json.dumps(move)))
     assert json.dumps(replay, sort_keys=True) == json.dumps(state, sort_keys=True)
-    view = public_state(g, state)
+    view = public_state(g.GAME, state)
     assert json.loads(json.dumps(view)) == view and view["record"] == "moves" and view["dealer"] == CAT
     assert g.MOVES["round_result"].text(points(BOB)) == "Round result: Bob's hand emptied first"

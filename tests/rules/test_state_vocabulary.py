@@ -31,7 +31,7 @@ def json_schema(schema):
 
 
 def declared(engine) -> dict:
-    view = (*vocabulary.COMMON, *((vocabulary.RECORD,) if "record" in engine.OPTIONS else ()), *engine.VIEW)
+    view = (*vocabulary.COMMON, *((vocabulary.RECORD,) if "record" in engine.options else ()), *engine.view)
     return {field.name: field for field in view}
 
 
@@ -58,7 +58,7 @@ def test_every_view_holds_exactly_the_declared_fields_of_their_declared_types(en
                                                          sorted(set(fields) - set(view)))
             for name, validator in validators.items():
                 errors = [e.message for e in validator.iter_errors(view[name])]
-                assert not errors, (engine.NAME, name, view[name], errors[:3])
+                assert not errors, (engine.name, name, view[name], errors[:3])
             checked += 1
     assert checked
 

@@ -37,7 +37,7 @@ def trade(player, card, source, slot, strike_card=None):
 
 def run(state, *moves):
     for move in moves:
-        state = xix.apply(state, move)
+        state = xix.GAME.apply(state, move)
     return state
 
 
@@ -49,11 +49,11 @@ def trick(state, lead, follow, lead_from="closed", follow_from="closed"):
 
 
 def refused(state, move, exc=IllegalMove, rule=None):
-    return refused_by(xix, state, move, exc, rule)
+    return refused_by(xix.GAME, state, move, exc, rule)
 
 
 def view(state):
-    return public_state(xix, state)
+    return public_state(xix.GAME, state)
 
 
 def new(**options):
@@ -615,7 +615,7 @@ class Table:
             self.row[move["slot"]] = {"face": "down" if move["from"] == "closed" else "up", "card": move["card"]}
 
     def check(self, state):
-        v = public_state(xix, state)
+        v = public_state(xix.GAME, state)
         assert v["open_hands"] == {n: sorted(self.open[n]) for n in PLAYERS}
         assert v["hand_sizes"] == {n: len(self.closed[n]) for n in PLAYERS}
         assert v["strike_row"] == [s if s["face"] == "up" else {"face": "down", "card": None} for s in self.row]
@@ -638,14 +638,14 @@ def test_truthful_random_games_end_with_a_winner(order, rng, first):
         if state["phase"] == "finished":
             break
         move = table.next_move(state)
-        state = xix.apply(state, move)
+        state = xix.GAME.apply(state, move)
         log.append(move)
         table.follow(move)
         table.check(state)
         awarded = sum(state["points"].values())
         assert awarded >= points_before
         points_before = awarded
-    v = public_state(xix, state)
+    v = public_state(xix.GAME, state)
     assert v["status"] == "finished" and len(v["winners"]) == 1
     points = v["points"]
     expected = (min if sum(points.values()) == 19 else max)(points, key=points.get)
@@ -654,7 +654,7 @@ def test_truthful_random_games_end_with_a_winner(order, rng, first):
     # a game is its move log: replaying it gives the same state
     replay = xix.new_game(PLAYERS, {"first_leader": first})
     for move in log:
-        replay = xix.apply(replay, move)
+        replay = xix.GAME.apply(replay, move)
     assert replay == state
     json.dumps(v)
 
@@ -669,7 +669,7 @@ def test_apply_never_mutates_its_input(order, rng):
             break
         move = table.next_move(state)
         before = deepcopy(state)
-        new_state = xix.apply(state, move)
+        new_state = xix.GAME.apply(state, move)
         assert state == before and new_state is not state
         table.follow(move)
         state = new_state
@@ -684,7 +684,7 @@ def v2(**options):
 def test_x19_8_version_2_no_decision_the_taker_leads_and_a_third_strike_ends_the_exchange():
     state = trick(v2(), 18, 2)                                  # ann takes; bob's first strike
     assert state["phase"] == "trick" and state["to_play"] == ANN and state["strikes"][BOB] == 1
-    assert list(xix.allowed(state)) == ["play", "adjust"] and xix.allowed(state)["play"]["choices"]["from"] == ["closed"]
+    assert list(xix.GAME.allowed(state)) == ["play", "adjust"] and xix.GAME.allowed(state)["play"]["choices"]["from"] == ["closed"]
     refused(state, decide(BOB, "raise"), rule="X19-8")
     refused(state, play(ANN, 17, "open"), rule="X19-8")
     state = trick(state, 3, 17)                                 # bob takes (17 > 3): ann's first strike

@@ -50,7 +50,7 @@ def adjust(player, points, reason="the table decided", **extra):
 
 
 def refused(state, move, rule, exc=IllegalMove):
-    return refused_by(xix, state, move, exc, rule)
+    return refused_by(xix.GAME, state, move, exc, rule)
 
 
 def one_trick_abandoned():
@@ -75,7 +75,7 @@ def test_t4_the_record_option_defaults_to_moves_and_is_kept_in_the_state():
 
 def test_t4_by_rounds_only_the_exchange_result_the_switch_and_the_tables_moves_are_allowed():
     state = by_rounds()
-    assert xix.allowed(state) == {
+    assert xix.GAME.allowed(state) == {
         "exchange_result": {"players": None, "choices": {"abandoned": PLAYERS}},
         "adjust": {"players": None, "choices": {"player": PLAYERS}},
         "switch_record": {"players": None, "choices": {"record": ["moves"]}},
@@ -85,12 +85,12 @@ def test_t4_by_rounds_only_the_exchange_result_the_switch_and_the_tables_moves_a
     refused(state, decide(BOB, "raise"), "T-4")
     refused(state, draft(BOB, 5), "T-4")
     # version 2.0 has no abandon to choose (X19-8)
-    assert xix.allowed(by_rounds(rules="2.0"))["exchange_result"] == {"players": None}
+    assert xix.GAME.allowed(by_rounds(rules="2.0"))["exchange_result"] == {"players": None}
 
 
 def test_t4_x19_2_an_exchange_entered_whole_is_scored_and_the_winner_leads_the_next_at_once():
     state = by_rounds(first_leader=BOB)
-    state = xix.apply(state, result(1, 2, abandoned=ANN))     # Bob took the last trick: he wins 3 (X19-4)
+    state = xix.GAME.apply(state, result(1, 2, abandoned=ANN))     # Bob took the last trick: he wins 3 (X19-4)
     v = view(state)
     assert v["points"] == {ANN: 0, BOB: 3} and v["standings"] == v["points"]
     assert (v["phase"], v["exchange"], v["to_play"], v["leader"]) == ("trick", 2, BOB, BOB)
@@ -104,7 +104,7 @@ def test_t4_x19_2_an_exchange_entered_whole_is_scored_and_the_winner_leads_the_n
     assert "Ann abandoned the exchange" in entry["breakdown"][BOB][0]["detail"]
     assert {e["rule"] for e in v["events"]} == {"X19-4", "T-4"}
     # the next one: Ann's third strike, so she abandoned without saying so (X19-3)
-    state = xix.apply(state, result(3, 1))
+    state = xix.GAME.apply(state, result(3, 1))
     last = view(state)["rounds"][-1]
     assert last["abandoned"] == ANN and last["ended_by"] == "third strike" and last["stakes"] == 5
     assert view(state)["points"] == {ANN: 0, BOB: 8} and view(state)["to_play"] == BOB
@@ -119,7 +119,7 @@ def test_t4_x19_2_an_exchange_entered_whole_is_scored_and_the_winner_leads_the_n
     (3, 2, None, BOB, 8), (2, 3, BOB, ANN, 8),
 ])
 def test_x19_3_x19_4_every_possible_count_in_version_1(ann, bob, abandoned, winner, stakes):
-    state = xix.apply(by_rounds(), result(ann, bob, abandoned))
+    state = xix.GAME.apply(by_rounds(), result(ann, bob, abandoned))
     entry = view(state)["rounds"][0]
     assert entry["winner"] == winner and entry["stakes"] == stakes == xix.STAKES[ann + bob]
     assert view(state)["points"][winner] == stakes and sum(view(state)["points"].values()) == stakes
@@ -140,7 +140,7 @@ def test_x19_3_x19_4_every_possible_count_in_version_1(ann, bob, abandoned, winn
 def test_x19_3_x19_4_impossible_counts_are_refused_and_change_nothing(move, rule, legal):
     state = by_rounds()
     assert refused(state, move, rule).legal == legal
-    later = xix.apply(state, result(1, 0, ANN))
+    later = xix.GAME.apply(state, result(1, 0, ANN))
     refused(later, move, rule)
 
 
@@ -161,7 +161,7 @@ def test_a_malformed_exchange_result_is_invalid_input(move):
     (3, 0, BOB, 3), (0, 3, ANN, 3), (3, 1, BOB, 5), (1, 3, ANN, 5), (3, 2, BOB, 8), (2, 3, ANN, 8),
 ])
 def test_x19_8_version_2_an_exchange_ends_at_a_third_strike(ann, bob, winner, stakes):
-    state = xix.apply(by_rounds(rules="2.0"), result(ann, bob))
+    state = xix.GAME.apply(by_rounds(rules="2.0"), result(ann, bob))
     entry = view(state)["rounds"][0]
     assert entry["winner"] == winner and entry["stakes"] == stakes == xix.STAKES_2[ann + bob]
     assert entry["ended_by"] == "third strike" and "abandoned" not in entry and entry["recorded"] == "rounds"
@@ -186,25 +186,25 @@ def test_x19_8_version_2_impossible_counts_are_refused(move):
 def test_x19_5_exactly_19_awarded_by_whole_exchanges_the_fewer_points_win():
     state = by_rounds()
     for _ in range(2):
-        state = xix.apply(state, result(2, 3, BOB))            # Ann 8, 8 ... (X19-4: 5 strikes -> 8)
+        state = xix.GAME.apply(state, result(2, 3, BOB))            # Ann 8, 8 ... (X19-4: 5 strikes -> 8)
     assert view(state)["points"] == {ANN: 16, BOB: 0} and view(state)["status"] == "in_progress"
-    state = xix.apply(state, result(2, 1, ANN))                 # Bob 3: 19 awarded
+    state = xix.GAME.apply(state, result(2, 1, ANN))                 # Bob 3: 19 awarded
     v = view(state)
     assert v["status"] == "finished" and v["winners"] == [BOB] and v["end"]["reason"] == "exactly 19 awarded"
     assert v["phase"] == "finished" and v["to_play"] is None and v["exchange"] == 3
     refused(state, result(1, 0, ANN), "X19-5")                 # the game is over
-    assert set(xix.allowed(state)) == {"adjust", "correct_round"}
+    assert set(xix.GAME.allowed(state)) == {"adjust", "correct_round"}
 
 
 def test_x19_5_nineteen_or_more_by_whole_exchanges_more_points_win():
     state = by_rounds()
     for ann, bob, who in ((2, 3, BOB), (2, 3, BOB), (1, 2, BOB)):
-        state = xix.apply(state, result(ann, bob, who))
+        state = xix.GAME.apply(state, result(ann, bob, who))
     v = view(state)                                             # 19-0: the exactly-19 rule decides
     assert v["points"] == {ANN: 19, BOB: 0} and v["winners"] == [BOB] and v["end"]["reason"] == "exactly 19 awarded"
     state = by_rounds()
     for ann, bob, who in ((2, 3, BOB), (2, 3, BOB), (2, 2, BOB)):
-        state = xix.apply(state, result(ann, bob, who))
+        state = xix.GAME.apply(state, result(ann, bob, who))
     v = view(state)
     assert v["points"] == {ANN: 21, BOB: 0} and v["winners"] == [ANN] and v["end"]["reason"] == "19 or more"
 
@@ -212,7 +212,7 @@ def test_x19_5_nineteen_or_more_by_whole_exchanges_more_points_win():
 def test_x19_8_version_2_ends_at_19_or_more_by_whole_exchanges():
     state = by_rounds(rules="2.0")
     for ann, bob in ((2, 3), (2, 3), (0, 3)):
-        state = xix.apply(state, result(ann, bob))
+        state = xix.GAME.apply(state, result(ann, bob))
     assert view(state)["points"] == {ANN: 19, BOB: 0} and view(state)["winners"] == [ANN]
     assert view(state)["end"]["reason"] == "19 or more"
 
@@ -221,17 +221,17 @@ def test_x19_8_version_2_ends_at_19_or_more_by_whole_exchanges():
 
 def test_t4_in_moves_mode_an_exchange_may_be_entered_whole_before_its_first_card_never_inside_it():
     state = new()
-    assert "exchange_result" in xix.allowed(state)
-    whole = xix.apply(state, result(0, 1, BOB))
+    assert "exchange_result" in xix.GAME.allowed(state)
+    whole = xix.GAME.apply(state, result(0, 1, BOB))
     assert view(whole)["points"] == {ANN: 1, BOB: 0} and view(whole)["record"] == "moves"
-    started = xix.apply(state, play(ANN, 10))
-    assert "exchange_result" not in xix.allowed(started)
+    started = xix.GAME.apply(state, play(ANN, 10))
+    assert "exchange_result" not in xix.GAME.allowed(started)
     error = refused(started, result(0, 1, BOB), "T-4")
     assert "exchange 1 was begun move by move" in error.detail
-    deciding = xix.apply(started, play(BOB, 9))                 # 10 + 9: Bob takes it, Ann decides
-    assert deciding["phase"] == "decision" and "exchange_result" not in xix.allowed(deciding)
+    deciding = xix.GAME.apply(started, play(BOB, 9))                 # 10 + 9: Bob takes it, Ann decides
+    assert deciding["phase"] == "decision" and "exchange_result" not in xix.GAME.allowed(deciding)
     refused(deciding, result(1, 0, ANN), "T-4")
-    raised = xix.apply(deciding, decide(ANN, "raise"))
+    raised = xix.GAME.apply(deciding, decide(ANN, "raise"))
     refused(raised, result(1, 0, ANN), "T-4")                   # trick phase, but tricks played
     drafting = one_trick_abandoned()
     error = refused(drafting, result(1, 0, ANN), "X19-6")       # the draft of exchange 1 first
@@ -240,19 +240,19 @@ def test_t4_in_moves_mode_an_exchange_may_be_entered_whole_before_its_first_card
 
 def test_t4_the_switch_is_taken_between_exchanges_only():
     state = new()
-    assert xix.allowed(state)["switch_record"] == {"players": None, "choices": {"record": ["rounds"]}}
+    assert xix.GAME.allowed(state)["switch_record"] == {"players": None, "choices": {"record": ["rounds"]}}
     refused(state, switch("moves"), "T-4")                       # already so
-    started = xix.apply(state, play(ANN, 10))
-    assert "switch_record" not in xix.allowed(started)
+    started = xix.GAME.apply(state, play(ANN, 10))
+    assert "switch_record" not in xix.GAME.allowed(started)
     error = refused(started, switch("rounds"), "T-4")
     assert "never inside one" in error.detail and error.legal == {"record": []}
-    deciding = xix.apply(started, play(BOB, 9))
+    deciding = xix.GAME.apply(started, play(BOB, 9))
     refused(deciding, switch("rounds"), "T-4")
-    rounds = xix.apply(state, switch("rounds"))
+    rounds = xix.GAME.apply(state, switch("rounds"))
     assert rounds["record"] == "rounds" and view(rounds)["phase"] == "trick" and view(rounds)["hands_known"]
     assert rounds["events"][-1]["rule"] == "T-4"
-    back = xix.apply(rounds, switch("moves"))
-    assert back["record"] == "moves" and "play" in xix.allowed(back)
+    back = xix.GAME.apply(rounds, switch("moves"))
+    assert back["record"] == "moves" and "play" in xix.GAME.allowed(back)
     assert xix.MOVES["switch_record"].text(switch("rounds")) == "The table records round by round from here"
 
 
@@ -260,23 +260,23 @@ def test_t4_the_switch_is_taken_between_exchanges_only():
 def test_t4_switching_to_rounds_in_the_draft_or_trade_skips_them(picks):
     state = one_trick_abandoned()
     for card in (18, 2)[:picks]:
-        state = xix.apply(state, draft(state["to_play"], card))
+        state = xix.GAME.apply(state, draft(state["to_play"], card))
     assert state["phase"] == ("trade" if picks == 2 else "draft")
-    assert "switch_record" in xix.allowed(state)
-    skipped = xix.apply(state, switch("rounds"))
+    assert "switch_record" in xix.GAME.allowed(state)
+    skipped = xix.GAME.apply(state, switch("rounds"))
     v = view(skipped)
     assert (v["phase"], v["exchange"], v["to_play"]) == ("trick", 2, ANN)     # Ann took the last trick (X19-2)
     assert v["exchange_cards"] == [] and v["hands_known"] is False and v["points"] == {ANN: 1, BOB: 0}
     assert v["hand_sizes"] == {ANN: None, BOB: None} and v["open_hands"] == {ANN: [], BOB: []}
     assert [e["rule"] for e in v["events"]] == ["T-4", "T-4", "T-4"]
-    assert set(xix.allowed(skipped)) == {"exchange_result", "adjust", "switch_record"}
+    assert set(xix.GAME.allowed(skipped)) == {"exchange_result", "adjust", "switch_record"}
 
 
 def test_t4_switching_in_the_trick_phase_before_the_first_card_keeps_the_hands():
-    state = xix.apply(one_trick_abandoned(), draft(BOB, 18))
+    state = xix.GAME.apply(one_trick_abandoned(), draft(BOB, 18))
     state = run(state, draft(ANN, 2), {"type": "trade", "player": BOB, "card": 18, "from": "open", "slot": 0})
     assert (state["phase"], state["exchange"]) == ("trick", 2)
-    switched = xix.apply(state, switch("rounds"))
+    switched = xix.GAME.apply(state, switch("rounds"))
     assert view(switched)["hands_known"] and view(switched)["open_hands"] == view(state)["open_hands"]
     assert view(switched)["strike_row"][0] == {"face": "up", "card": 18}
 
@@ -289,9 +289,9 @@ def test_x19_7_after_a_whole_exchange_only_a_card_known_to_be_elsewhere_is_refus
     assert v["hands_known"] is False and v["record"] == "moves"
     assert v["hand_sizes"] == {ANN: None, BOB: None} and v["open_hands"] == {ANN: [], BOB: []}
     assert v["strike_row"] == [{"face": None, "card": None}] * 5 and v["unseen"] == list(range(1, 19))
-    assert xix.allowed(state)["play"]["choices"] == {"from": ["closed", "open"]}
-    assert xix.allowed(state)["play"]["facts"] == {"open_hand": []}
-    state = xix.apply(state, play(BOB, 12, "open"))              # may be true: the draft went unseen
+    assert xix.GAME.allowed(state)["play"]["choices"] == {"from": ["closed", "open"]}
+    assert xix.GAME.allowed(state)["play"]["facts"] == {"open_hand": []}
+    state = xix.GAME.apply(state, play(BOB, 12, "open"))              # may be true: the draft went unseen
     refused(state, play(ANN, 12, "open"), "X19-7")                # 12 is on the table
     refused(state, play(ANN, 12, "closed"), "X19-7")
     state = run(state, play(ANN, 6), decide(ANN, "abandon"))      # Bob takes 12 > 6: Ann abandons
@@ -301,7 +301,7 @@ def test_x19_7_after_a_whole_exchange_only_a_card_known_to_be_elsewhere_is_refus
     assert view(state)["hand_sizes"] == {ANN: None, BOB: None}
     refused(state, {"type": "trade", "player": ANN, "card": 6, "from": "open", "slot": 1}, "X19-7")
     refused(state, {"type": "trade", "player": ANN, "card": 6, "from": "closed", "slot": 1}, "X19-7")
-    state = xix.apply(state, {"type": "trade", "player": ANN, "card": 12, "from": "open", "slot": 1,
+    state = xix.GAME.apply(state, {"type": "trade", "player": ANN, "card": 12, "from": "open", "slot": 1,
                               "strike_card": 3})
     v = view(state)
     assert v["strike_row"][1] == {"face": "up", "card": 12} and v["open_hands"][ANN] == []
@@ -318,7 +318,7 @@ def test_x19_7_version_2_after_a_whole_exchange_one_hand_and_the_row_all_face_do
     state = run(new(rules="2.0"), result(3, 0))
     v = view(state)
     assert v["strike_row"] == [{"face": "down", "card": None}] * 5 and v["hands_known"] is False
-    assert xix.allowed(state)["play"]["choices"]["from"] == ["closed"]
+    assert xix.GAME.allowed(state)["play"]["choices"]["from"] == ["closed"]
     refused(state, play(BOB, 4, "open"), "X19-8")
     state = run(state, play(BOB, 4))
     refused(state, play(ANN, 4), "X19-7")
@@ -328,11 +328,11 @@ def test_x19_7_version_2_after_a_whole_exchange_one_hand_and_the_row_all_face_do
 
 def test_t1_only_exchanges_entered_whole_are_offered_and_corrected():
     state = one_trick_abandoned()
-    assert "correct_round" not in xix.allowed(state)
+    assert "correct_round" not in xix.GAME.allowed(state)
     error = refused(state, fix(1, 0, 1, BOB), "T-1")
     assert error.legal == {"type": ["adjust"], "round": []} and "adjust" in error.detail
     state = run(state, switch("rounds"), result(1, 0, ANN), result(0, 2, BOB))
-    assert xix.allowed(state)["correct_round"] == {"players": None, "choices": {"round": [2, 3]}}
+    assert xix.GAME.allowed(state)["correct_round"] == {"players": None, "choices": {"round": [2, 3]}}
     refused(state, fix(1, 0, 1, BOB), "T-1")
     refused(state, fix(4, 0, 1, BOB), "T-1")                      # in progress (not begun)
     refused(state, fix(9, 0, 1, BOB), "T-1")                      # not played yet
@@ -347,7 +347,7 @@ def test_t1_a_correction_is_checked_like_an_entry_and_scores_again_with_the_tota
     refused(state, fix(2, 0, 0), "X19-3")
     refused(state, fix(2, 3, 3), "X19-3")
     refused(state, fix(2, 0, 2, ANN), "X19-3")
-    fixed = xix.apply(state, fix(2, 2, 3, reason="five strikes, not two"))
+    fixed = xix.GAME.apply(state, fix(2, 2, 3, reason="five strikes, not two"))
     v = view(fixed)
     second = v["rounds"][1]
     assert second["stakes"] == 8 and second["winner"] == ANN and second["strikes"] == {ANN: 2, BOB: 3}
@@ -366,11 +366,11 @@ def test_t1_a_correction_is_checked_like_an_entry_and_scores_again_with_the_tota
 def test_t1_x19_2_correcting_the_last_exchange_before_the_next_begins_changes_who_leads():
     state = run(by_rounds(), result(1, 0, ANN))
     assert state["to_play"] == BOB
-    fixed = xix.apply(state, fix(1, 0, 1, BOB))
+    fixed = xix.GAME.apply(state, fix(1, 0, 1, BOB))
     assert (fixed["to_play"], fixed["leader"]) == (ANN, ANN) and fixed["points"] == {ANN: 1, BOB: 0}
     # once the next exchange has begun, its leader stays
     begun = run(state, switch("moves"), play(BOB, 5, "open"))
-    later = xix.apply(begun, fix(1, 0, 1, BOB))
+    later = xix.GAME.apply(begun, fix(1, 0, 1, BOB))
     assert later["leader"] == BOB and later["trick"] == [{"player": BOB, "card": 5}]
     assert later["points"] == {ANN: 1, BOB: 0}
 
@@ -378,14 +378,14 @@ def test_t1_x19_2_correcting_the_last_exchange_before_the_next_begins_changes_wh
 def test_t1_x19_5_a_correction_between_exchanges_judges_the_end_at_once():
     state = run(by_rounds(), result(2, 3, BOB), result(2, 3, BOB), result(1, 0, ANN))
     assert view(state)["points"] == {ANN: 16, BOB: 1} and view(state)["status"] == "in_progress"
-    over = xix.apply(state, fix(3, 2, 2, BOB))                     # Ann 5 more: 21 (X19-5)
+    over = xix.GAME.apply(state, fix(3, 2, 2, BOB))                     # Ann 5 more: 21 (X19-5)
     v = view(over)
     assert v["status"] == "finished" and v["winners"] == [ANN] and v["points"] == {ANN: 21, BOB: 0}
     assert v["end"]["reason"] == "19 or more"
     assert [e["rule"] for e in v["events"]] == ["T-1", "X19-5"]
     # T-3: taking it back needs the table's say-so; then the game goes on, the winner of exchange 3 leading
     refused(over, fix(3, 1, 0, ANN), "T-1")
-    back = xix.apply(over, fix(3, 1, 0, ANN, change_result=True))
+    back = xix.GAME.apply(over, fix(3, 1, 0, ANN, change_result=True))
     v = view(back)
     assert v["status"] == "in_progress" and v["points"] == {ANN: 16, BOB: 1}
     assert (v["phase"], v["exchange"], v["to_play"]) == ("trick", 4, BOB) and "resume" not in back
@@ -394,14 +394,14 @@ def test_t1_x19_5_a_correction_between_exchanges_judges_the_end_at_once():
 def test_t1_t3_after_an_end_by_a_whole_exchange_the_game_goes_on_with_the_next_exchange():
     state = run(by_rounds(), result(2, 3, BOB), result(2, 3, BOB), result(2, 2, BOB))
     assert view(state)["winners"] == [ANN] and view(state)["exchange"] == 3
-    same = xix.apply(state, fix(3, 2, 3, BOB))                     # Ann 8, not 5: the same winner
+    same = xix.GAME.apply(state, fix(3, 2, 3, BOB))                     # Ann 8, not 5: the same winner
     assert view(same)["winners"] == [ANN] and view(same)["points"] == {ANN: 24, BOB: 0}
     refused(state, fix(3, 1, 0, ANN), "T-1")                       # 16-1: the game would go on
-    back = xix.apply(state, fix(3, 1, 0, ANN, change_result=True))
+    back = xix.GAME.apply(state, fix(3, 1, 0, ANN, change_result=True))
     v = view(back)
     assert (v["phase"], v["exchange"], v["to_play"], v["winners"]) == ("trick", 4, BOB, [])
     assert [e["rule"] for e in v["events"]] == ["T-1", "X19-5", "T-1"]   # corrected, goes on, result changed
-    again = xix.apply(back, result(0, 3))                          # Ann wins 3: 19-1
+    again = xix.GAME.apply(back, result(0, 3))                          # Ann wins 3: 19-1
     assert view(again)["winners"] == [ANN] and view(again)["points"] == {ANN: 19, BOB: 1}
     assert view(again)["end"]["reason"] == "19 or more"
 
@@ -414,28 +414,28 @@ def test_t1_t3_a_correction_that_changes_the_winner_needs_the_tables_say_so():
     flipped = fix(3, 2, 2, BOB, reason="four strikes, not three")  # Ann 5: 21-0, Ann wins instead
     error = refused(state, flipped, "T-1")
     assert "Ann would win instead of Bob" in error.detail
-    changed = xix.apply(state, {**flipped, "change_result": True})
+    changed = xix.GAME.apply(state, {**flipped, "change_result": True})
     assert view(changed)["winners"] == [ANN] and view(changed)["end"]["reason"] == "19 or more"
     assert changed["events"][-1]["rule"] == "T-1" and view(changed)["points"] == {ANN: 21, BOB: 0}
 
 
 def test_t2_by_rounds_an_adjustment_between_exchanges_is_judged_at_once():
     state = run(by_rounds(), result(2, 3, BOB))
-    over = xix.apply(state, adjust(ANN, 12))
+    over = xix.GAME.apply(state, adjust(ANN, 12))
     assert view(over)["winners"] == [ANN] and view(over)["phase"] == "finished"
-    back = xix.apply(over, adjust(ANN, -12, "counted twice", change_result=True))
+    back = xix.GAME.apply(over, adjust(ANN, -12, "counted twice", change_result=True))
     assert (back["phase"], back["to_play"], back["exchange"]) == ("trick", ANN, 2) and "resume" not in back
     # before the first exchange has ended it counts at that exchange's end (T-2)
-    early = xix.apply(by_rounds(), adjust(ANN, 20))
+    early = xix.GAME.apply(by_rounds(), adjust(ANN, 20))
     assert view(early)["status"] == "in_progress"
-    assert view(xix.apply(early, result(1, 0, ANN)))["winners"] == [ANN]
+    assert view(xix.GAME.apply(early, result(1, 0, ANN)))["winners"] == [ANN]
 
 
 def test_apply_never_mutates_a_state_recorded_by_rounds():
     state = run(by_rounds(), result(1, 2, ANN))
     for move in (result(2, 1, BOB), fix(1, 3, 0), switch("moves"), adjust(BOB, 2)):
         before = deepcopy(state)
-        xix.apply(state, move)
+        xix.GAME.apply(state, move)
         assert state == before
 
 
@@ -472,7 +472,7 @@ class RealTable:
 
     def step(self):
         move = self.next_move()
-        self.truth = xix.apply(self.truth, move)
+        self.truth = xix.GAME.apply(self.truth, move)
         name = move["player"]
         if move["type"] == "play":
             (self.closed if move["from"] == "closed" else self.open)[name].remove(move["card"])
@@ -521,7 +521,7 @@ def play_switching(order, rng, version) -> set:
 
     def send(move, what):
         nonlocal state
-        state = xix.apply(state, move)
+        state = xix.GAME.apply(state, move)
         log.append(move)
         seen.add(what)
 
@@ -553,7 +553,7 @@ def play_switching(order, rng, version) -> set:
     assert state["points"] == table.truth["points"] and len(state["rounds"]) == len(table.truth["rounds"])
     replay = xix.new_game(PLAYERS, options)
     for move in log:
-        replay = xix.apply(json.loads(json.dumps(replay)), move)
+        replay = xix.GAME.apply(json.loads(json.dumps(replay)), move)
     assert replay == state
     return seen
 

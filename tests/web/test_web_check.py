@@ -57,7 +57,7 @@ def test_the_check_index_lists_every_game_and_the_home_page_links_it(client):
     assert response.status_code == 200 and response.mimetype == "text/html"
     page = htmllib.unescape(response.get_data(as_text=True))
     for name, engine in ENGINES.items():
-        assert f'href="/check/{name}"' in page and engine.TITLE in page
+        assert f'href="/check/{name}"' in page and engine.title in page
     assert 'href="/check"' in client.get("/").get_data(as_text=True)
 
 
@@ -66,7 +66,7 @@ def test_each_game_has_a_form_for_every_verdict(client, name):
     response = client.get(f"/check/{name}")
     assert response.status_code == 200
     page = response.get_data(as_text=True)
-    for verdict, judge in ENGINES[name].JUDGES.items():
+    for verdict, judge in ENGINES[name].judges.items():
         form = re.search(rf'<form [^>]*id="check-{verdict}"[^>]*action="/check/{name}/{verdict}".*?</form>',
                          page, re.DOTALL)
         assert form, verdict
@@ -102,7 +102,7 @@ def test_a_verdict_posted_through_the_page_is_answered_with_its_rulings(client, 
     for text in texts:
         assert text in answer, text
     assert ruling_link(name, rule) in answer
-    assert ENGINES[name].RULINGS[rule] in answer  # the ruling's text beside its badge
+    assert ENGINES[name].rulings[rule] in answer  # the ruling's text beside its badge
     for field, value in form.items():  # the form keeps what was asked
         assert field_value(page, f"check-{verdict}", field) in (value, None)
 
@@ -120,11 +120,11 @@ def test_a_refused_verdict_shows_the_refusal_and_its_ruling(client, name, verdic
     response, page = post(client, name, verdict, form)
     assert response.status_code == 422
     refused = re.search(r'<div class="refused" id="refused".*?</div>', page, re.DOTALL).group(0)
-    assert ruling_link(name, rule) in refused and ENGINES[name].RULINGS[rule] in refused
+    assert ruling_link(name, rule) in refused and ENGINES[name].rulings[rule] in refused
     assert 'id="answer"' not in page
 
 
-EXAMPLES = [(name, verdict) for name, engine in ENGINES.items() for verdict, judge in engine.JUDGES.items()
+EXAMPLES = [(name, verdict) for name, engine in ENGINES.items() for verdict, judge in engine.judges.items()
             if judge.request.get("example") is not None]
 
 
@@ -139,28 +139,28 @@ def form_text(value) -> str:
 @pytest.mark.parametrize("name, verdict", EXAMPLES, ids=[f"{n}-{v}" for n, v in EXAMPLES])
 def test_a_verdicts_declared_example_is_answered_through_the_page(client, name, verdict):
     engine = ENGINES[name]
-    example = engine.JUDGES[verdict].request["example"]
+    example = engine.judges[verdict].request["example"]
     response, page = post(client, name, verdict, {field: form_text(value) for field, value in example.items()})
     assert response.status_code == 200, page
     answer = answer_of(page)
-    assert str(engine.JUDGES[verdict].fn(example)["says"]) in answer
-    assert any(ruling_link(name, rule) in answer for rule in engine.RULINGS)
+    assert str(engine.judges[verdict].fn(example)["says"]) in answer
+    assert any(ruling_link(name, rule) in answer for rule in engine.rulings)
 
 
 @pytest.mark.parametrize("name", list(ENGINES))
 @pytest.mark.parametrize("junk", ["", "abc", "-", "9" * 40, "1e9", "[[[", "{\"a\": 1}", "\x00", "x" * 5_000,
                                   "true", "null", "3\n\n4", "²"])
 def test_no_input_is_a_500(client, name, junk):
-    if not ENGINES[name].JUDGES:
+    if not ENGINES[name].judges:
         pytest.skip(f"{name} has no verdicts")
     token = csrf(client, f"/check/{name}")
-    for verdict, judge in ENGINES[name].JUDGES.items():
+    for verdict, judge in ENGINES[name].judges.items():
         form = {field: junk for field in judge.request.get("properties", {})}
         response = client.post(f"/check/{name}/{verdict}", data={"csrf_token": token, **form})
         assert response.status_code in (200, 400, 422), (verdict, junk, response.status_code)
         if response.status_code != 200:
             assert 'id="refused"' in response.get_data(as_text=True)
-    missing = client.post(f"/check/{name}/{next(iter(ENGINES[name].JUDGES))}", data={"csrf_token": token})
+    missing = client.post(f"/check/{name}/{next(iter(ENGINES[name].judges))}", data={"csrf_token": token})
     assert missing.status_code in (400, 422) and 'id="refused"' in missing.get_data(as_text=True)
 
 
@@ -222,7 +222,7 @@ def test_a_game_without_verdicts_has_an_empty_check_page(client):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "contract"))
     import high_card
 
-    register(high_card)
+    register(high_card.GAME)
     try:
         assert 'href="/check/high-card"' in client.get("/check").get_data(as_text=True)
         page = client.get("/check/high-card")

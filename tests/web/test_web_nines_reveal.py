@@ -42,7 +42,7 @@ def test_a_move_without_a_form_of_its_own_gets_one_from_its_declaration(table_cl
     from referee.web.games import ui_for
 
     for name, engine in ENGINES.items():
-        assert ui_for(name).own_forms <= set(engine.MOVES), name
+        assert ui_for(name).own_forms <= set(engine.moves), name
     game = api.create("nines", PLAYERS)
     table = table_client(game)
     html = table.get(f"/g/{game['id']}").get_data(as_text=True)

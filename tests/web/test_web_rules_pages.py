@@ -22,7 +22,7 @@ README = Path(__file__).resolve().parents[2] / "docs" / "rules" / "README.md"
 
 @pytest.fixture
 def sixth_game():
-    register(high_card)
+    register(high_card.GAME)
     yield high_card
     ENGINES.pop(high_card.NAME, None)
 
@@ -56,7 +56,7 @@ def test_each_game_page_anchors_every_ruling_of_its_engine(client, name):
     response = client.get(f"/rules/{name}")
     assert response.status_code == 200 and response.mimetype == "text/html"
     html = response.get_data(as_text=True)
-    assert set(ENGINES[name].RULINGS) <= element_ids(html)
+    assert set(ENGINES[name].rulings) <= element_ids(html)
     assert 'href="/rules"' in html and ".md" not in re.sub(r"<code>.*?</code>", "", html)
 
 
@@ -84,7 +84,7 @@ def test_the_badge_helper(app):
         assert str(ruling("G-3")).startswith('<a class="rule" href="/rules#G-3" title="A refusal that breaks')
         pair = str(ruling("S69-4, S69-9", "sixty-nine"))
         assert pair.count('<a class="rule"') == 2 and 'href="/rules/sixty-nine#S69-9"' in pair
-        assert str(ruling(["N99-5"])) == badge("ninety-nine", "N99-5", ENGINES["ninety-nine"].RULINGS["N99-5"])
+        assert str(ruling(["N99-5"])) == badge("ninety-nine", "N99-5", ENGINES["ninety-nine"].rulings["N99-5"])
         assert str(ruling("ZZ-9", "ninety-nine")) == '<span class="rule">ZZ-9</span>'
         assert str(ruling(None)) == ""
 
@@ -96,7 +96,7 @@ def test_a_refusal_links_its_ruling(api, table_client):
     table.post(f"/g/{game['id']}/move", data={"csrf_token": token, "type": "play", "player": "Bob",
                                                "rank": "5", "suit": "S"})
     html = table.get(f"/g/{game['id']}").get_data(as_text=True)
-    assert badge("ninety-nine", "N99-2", ENGINES["ninety-nine"].RULINGS["N99-2"], "Ruling ") in html
+    assert badge("ninety-nine", "N99-2", ENGINES["ninety-nine"].rulings["N99-2"], "Ruling ") in html
     assert 'href="/rules/ninety-nine"' in html  # the game page's own link to its rules
 
 
@@ -104,7 +104,7 @@ def test_events_breakdowns_and_forms_link_their_rulings(client, api, table_clien
     game = api.create("ninety-nine", ["Ann", "Bob"])
     api.move(game, {"type": "play", "player": "Ann", "card": "JS"})  # two players: a J plays again
     html = client.get(f"/g/{game['id']}").get_data(as_text=True)
-    assert badge("ninety-nine", "N99-4", ENGINES["ninety-nine"].RULINGS["N99-4"]) in html
+    assert badge("ninety-nine", "N99-4", ENGINES["ninety-nine"].rulings["N99-4"]) in html
 
     game = api.create("high-card", ["Ann", "Bob"], {"target": 3})
     api.move(game, {"type": "show", "player": "Ann", "card": "KS"})

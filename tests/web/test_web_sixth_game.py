@@ -22,7 +22,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def sixth_game():
-    register(high_card)
+    register(high_card.GAME)
     yield high_card
     ENGINES.pop(high_card.NAME, None)
 

@@ -17,13 +17,13 @@ that ties again is shared.
 from __future__ import annotations
 
 import copy
-import sys
 from collections import Counter
+from typing import Any
 
 from referee.cards import JOKER, parse_five_crowns, rank_of
 from referee.rules.base import (
-    SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, bind, check_keys, check_players,
-    correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
+    SAYS, TABLE_RULINGS, Game, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, check_keys,
+    check_players, correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
     player_option, record_move, record_option, replace_round, resolve_options, round_index,
 )
 from referee.rules import vocabulary
@@ -47,7 +47,7 @@ MAX_JUDGED_HAND = 20        # a hand holds at most 14 cards; the verdict takes a
 MAX_JUDGED_MELD = 4 * CARDS_PER_DECK
 
 FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
-OPTIONS = {
+OPTIONS: dict[str, dict[str, Any]] = {
     "decks": {"default": None, "schema": {"type": "integer", "enum": list(DECK_CHOICES)}, "rule": "FC-8",
               "description": N_("Number of decks: 2 (one game, up to 7 players), 4 (two games "
                                 "combined, up to 14 players) or, a house rule, 6 (up to 21 players, FC-8). "
@@ -304,7 +304,7 @@ def _results_of(seated: list[str], went_out: str, forms: dict, wild: str, dealt:
         if name == went_out:
             results[name] = _went_out_result(form, wild, dealt, name)
         else:
-            results[name] = _scored_result(form, wild, dealt)
+            results[name] = _scored_result(forms[name], wild, dealt)  # (none is missing)
         revealed += [c for meld in results[name].get("melds", []) for c in meld]
         revealed += results[name].get("leftover", []) + results[name].pop("discard", [])
     _check_count(revealed, decks)
@@ -734,7 +734,7 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
                            T("{player} has drawn already: the turn goes on with a discard.", player=player))
     if phase in ("draw", "final_draw"):
         return IllegalMove("FC-4", T("{player} must draw first (from the stock or the discard pile).", player=player),
-                           legal=moves_instead(sys.modules[__name__], state, ("draw",)))
+                           legal=moves_instead(GAME, state, ("draw",)))
     if kind == "discard":
         return IllegalMove("FC-4", T("{gone} has gone out: this is {player}'s final turn; record it with final_turn "
                                      "(melds, leftover and the discard, or the cards alone).", gone=gone,
@@ -885,7 +885,6 @@ def _says_draw(move: dict) -> str:
         return T("{player} draws from the discard", player=move.get("player"))
     return T("{player} draws from the {source}", player=move.get("player"), source=move.get("source"))
 
-apply, allowed = bind(__name__)
 
 
 # ---------------------------------------------------------------- dispute verdicts
@@ -997,3 +996,9 @@ JUDGES = {
                       "reason": {"type": "string", "nullable": True},
                       "rule": {"type": "string", "nullable": True}}}),
 }
+
+
+GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
+            phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
+            outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, lower_is_better=LOWER_IS_BETTER,
+            actors=actors, choices=choices, refuse_phase=refuse_phase, refuse_actor=refuse_actor)

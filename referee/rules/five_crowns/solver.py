@@ -70,7 +70,7 @@ def card_points(card: str, wild: str) -> int:
 def sort_key(card: str) -> tuple[int, int]:
     if card == JOKER:
         return (len(RANKS) + 1, 0)
-    return (RANK_INDEX[rank_of(card)], SUIT_INDEX[suit_of(card)])
+    return (RANK_INDEX[rank_of(card)], SUIT_INDEX[card[-1]])  # not a Joker: its last character is its suit
 
 
 # ---------------------------------------------------------------- one meld (FC-3)
@@ -389,7 +389,7 @@ def best_discard(cards: list[str], wild: str) -> tuple[str, LayDown]:
     then the lowest card: the same hand always gives the same discard."""
     if not cards:
         raise ValueError("a final turn discards one card: the hand is empty")
-    found = None
+    found: tuple[tuple[int, bool, int, tuple[int, int]], str, LayDown] | None = None
     for card in sorted(set(cards), key=sort_key):
         rest = list(cards)
         rest.remove(card)
@@ -397,6 +397,7 @@ def best_discard(cards: list[str], wild: str) -> tuple[str, LayDown]:
         key = (kept.points, is_wild(card, wild), -card_points(card, wild), sort_key(card))
         if found is None or key < found[0]:
             found = (key, card, kept)
+    assert found is not None  # the hand is not empty
     return found[1], found[2]
 
 
@@ -424,7 +425,7 @@ def _replay(search: _Search, naturals: list[str], wilds: list[str]):
     book, used = 0, 0
     open_runs: list[_Run] = []
     book_cards: list[str] = []
-    melds: list[tuple[str, list]] = []     # ("book", cards) / ("run", _Run), wilds added later
+    melds: list[tuple[str, list[str] | _Run]] = []  # ("book", cards) / ("run", _Run), wilds added later
     leftover: list[str] = []
 
     def close(closed):
@@ -468,7 +469,7 @@ def _replay(search: _Search, naturals: list[str], wilds: list[str]):
 def _run_cards(run: _Run, spare: list[str], extra: int) -> list[str]:
     """The run's cards in rank order, wilds in its gaps, then padded to three cards and
     grown by ``extra`` wilds, upwards while there is room below K, else downwards."""
-    out = []
+    out: list[str] = []
     for k, (rank, card) in enumerate(run.cards):
         if k:
             out.extend(spare.pop() for _ in range(rank - run.cards[k - 1][0] - 1))

@@ -7,12 +7,12 @@ this module is the engine interface and the dispute verdicts.
 """
 from __future__ import annotations
 
-import sys
+from typing import Any
 
 from referee import cards as card_codes
 from referee.rules import base
 from referee.rules.base import (ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move,
-                                between, bind, correction_move, finished, in_progress, moves_instead, record_move,
+                                between, Game, correction_move, finished, in_progress, moves_instead, record_move,
                                 record_option, replace_round, round_index)
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Cards, Player, Shaped
@@ -27,7 +27,7 @@ TITLE = "69"
 PLAYERS = (2, 6)
 
 FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
-OPTIONS = {
+OPTIONS: dict[str, dict[str, Any]] = {
     "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
                "description": N_("First dealer (G-2); default the last player listed.")},
     "target": {"default": 69, "schema": {"type": "integer", "minimum": 1}, "rule": "S69-12",
@@ -238,7 +238,8 @@ def _read_players(value, state: dict) -> dict:
         if len(raw) > MOST_SETS:
             raise InvalidInput(T("{player} cannot have captured {n} sets: a set holds three cards or more, and the "
                                  "deck 69.", player=name, n=len(raw)), rule="S69-4")
-        form = {"captured": [card_codes.parse_list(cards, game.parse_card, "captured[]") for cards in raw]}
+        form: dict[str, Any] = {"captured": [card_codes.parse_list(cards, game.parse_card, "captured[]")
+                                             for cards in raw]}
         if "hand" in entry:
             hand = base.get_field(entry, "hand", (int, list))
             form["hand"] = _cards_field(entry, "hand") if isinstance(hand, list) else hand
@@ -381,13 +382,13 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
         # T-4: a round begun move by move ends move by move; only a round not dealt yet is entered whole.
         return IllegalMove("T-4", T("Round {round} has been dealt and is recorded move by move: finish it so. A round "
                                     "is entered whole between rounds, instead of its deal.", round=state["round"]),
-                           legal=moves_instead(sys.modules[__name__], state, PHASES.get(phase, ())))
+                           legal=moves_instead(GAME, state, PHASES.get(phase, ())))
     if phase == "scramble":
         # S69-9: while a Scramble is pending, the player who put it there acts next and no one else;
         # every other move (a play, a pass, a chance, a flip, a deal) waits.
         return IllegalMove("S69-9", T("{player} put a Scramble on the table and first uses it or declines it (a "
                                       "'scramble' move); no other move is possible until then.", player=to_play),
-                           legal=moves_instead(sys.modules[__name__], state, ("scramble",)))
+                           legal=moves_instead(GAME, state, ("scramble",)))
     if kind == "deal":
         return IllegalMove("S69-10", N_("A round is in progress: the next deal comes when it ends."))
     if kind in ("chance", "pass_chances"):
@@ -396,14 +397,14 @@ def refuse_phase(state: dict, kind: str) -> IllegalMove:
         return IllegalMove("S69-7", N_("No flip is due: a capturer flips right after capturing."))
     if phase == "round_over":
         return IllegalMove(_deal_rule(state), T("No round is in progress: {player} deals next.", player=to_play),
-                           legal=moves_instead(sys.modules[__name__], state, ("deal",)))
+                           legal=moves_instead(GAME, state, ("deal",)))
     if phase == "chances":
         return IllegalMove("S69-4", T("Chances are being taken: it is {player}'s chance to add cards to the "
                                       "complete set(s).", player=to_play),
-                           legal=moves_instead(sys.modules[__name__], state, ("chance",)))
+                           legal=moves_instead(GAME, state, ("chance",)))
     if phase == "flip":
         return IllegalMove("S69-7", T("{player} captured a set and must flip a card first.", player=to_play),
-                           legal=moves_instead(sys.modules[__name__], state, ("flip",)))
+                           legal=moves_instead(GAME, state, ("flip",)))
     return IllegalMove("S69-7", T("A '{move}' move is not possible now: it is {player}'s turn.", move=kind,
                                   player=to_play))
 
@@ -554,7 +555,6 @@ MOVES = {
                                       "between rounds: an adjustment never ends a round early.")),
 }
 
-apply, allowed = bind(__name__)
 
 
 # ---------------------------------------------------------------- dispute verdicts
@@ -632,3 +632,9 @@ JUDGES = {
                   "properties": {"points": {"type": "integer"}, "breakdown": _BREAKDOWN, "says": base.SAYS}},
     ),
 }
+
+
+GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
+            phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
+            outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, actors=actors, choices=choices,
+            facts=facts, refuse_phase=refuse_phase, refuse_actor=refuse_actor)

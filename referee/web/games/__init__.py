@@ -22,7 +22,7 @@ from werkzeug.datastructures import MultiDict
 from referee import cards
 from referee.i18n import say
 from referee.rules import ENGINES
-from referee.rules.base import Move
+from referee.rules.base import Game, Move
 
 
 class FormError(Exception):
@@ -40,7 +40,9 @@ def join_names(names) -> str:
     return names[0] if len(names) == 1 else _("%(names)s and %(last)s", names=", ".join(names[:-1]), last=names[-1])
 
 
-# The phases and steps the engines name in their public state, as the page shows them.
+# The phases and steps the games name in their public state, as the page shows them (gettext needs
+# the literal labels, with their context); a game's own phase outside this list is printed from its
+# ``phase_labels``.
 PHASES = {"deal": lazy_pgettext("phase", "deal"), "draw": lazy_pgettext("phase", "draw"),
           "discard": lazy_pgettext("phase", "discard"), "final_turn": lazy_pgettext("phase", "final turn"),
           "final_draw": lazy_pgettext("phase", "final draw"), "final": lazy_pgettext("phase", "final"),
@@ -52,11 +54,16 @@ PHASES = {"deal": lazy_pgettext("phase", "deal"), "draw": lazy_pgettext("phase",
           "scramble": lazy_pgettext("phase", "scramble"), "turn": lazy_pgettext("phase", "turn")}
 
 
-def phase_text(phase) -> str | None:
-    """A phase or step of the public state in words; one the list lacks as it is, underscores as spaces."""
+def phase_text(phase, engine: Game | None = None) -> str | None:
+    """A phase or step of the public state in words: from the shared list, else from the game's
+    ``phase_labels``, else as it is, underscores as spaces."""
     if not isinstance(phase, str):
         return phase
-    return str(PHASES[phase]) if phase in PHASES else phase.replace("_", " ")
+    if phase in PHASES:
+        return str(PHASES[phase])
+    if engine is not None and phase in engine.phase_labels:
+        return say(engine.phase_labels[phase])
+    return phase.replace("_", " ")
 
 
 def game_over(winners) -> str:
@@ -193,7 +200,7 @@ class GameUI:
     def module(self) -> str:
         """The engine module's own name (``my_game`` for ``referee.rules.my_game``): the page module
         and templates share it."""
-        return self.engine.__name__.rsplit(".", 1)[-1]
+        return self.engine.module.rsplit(".", 1)[-1]
 
     @property
     def table_template(self) -> list[str]:
@@ -235,7 +242,7 @@ class GameUI:
         for kind, entry in (view.get("allowed") or {}).items():
             if kind in skip:
                 continue
-            move = self.engine.MOVES[kind]
+            move = self.engine.moves[kind]
             fields = []
             for spec in move.fields:
                 field = {"name": spec.name, "widget": spec.widget, "required": spec.required,
@@ -283,7 +290,7 @@ class GameUI:
 
     # ---- moves
     def build(self, kind: str, form: MultiDict, view: dict) -> dict:
-        if kind in self.engine.MOVES:
+        if kind in self.engine.moves:
             return self.build_declared(kind, form)
         if kind == "json":
             try:
@@ -299,7 +306,7 @@ class GameUI:
     def build_declared(self, kind: str, form: MultiDict) -> dict:
         """A move from a generic form: each field read as its declaration says (blank = left out)."""
         move: dict[str, Any] = {"type": kind}
-        for spec in self.engine.MOVES[kind].fields:
+        for spec in self.engine.moves[kind].fields:
             raw = form.get(spec.name, "")
             if spec.widget == "flag":
                 move[spec.name] = raw in ("true", "on", "1")
@@ -326,7 +333,7 @@ class GameUI:
         """A logged move in words, from its declaration (``Move.says``)."""
         if not isinstance(move, dict):
             return str(move)
-        declared = self.engine.MOVES.get(move.get("type")) if isinstance(move.get("type"), str) else None
+        declared = self.engine.moves.get(move.get("type")) if isinstance(move.get("type"), str) else None
         if declared is not None:
             try:
                 return say(declared.text(move, self.show_card))
@@ -369,7 +376,7 @@ def ui_for(name: str) -> GameUI:
     """The game's page helpers: its own module here when it has one (named like its engine module),
     else the generic ``GameUI``."""
     if name not in _UI:
-        module = ENGINES[name].__name__.rsplit(".", 1)[-1]
+        module = ENGINES[name].module.rsplit(".", 1)[-1]
         found = find_spec(f"{__name__}.{module}") is not None
         _UI[name] = import_module(f"{__name__}.{module}").UI if found else GameUI(name)
     return _UI[name]

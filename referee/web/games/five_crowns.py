@@ -25,7 +25,8 @@ class FiveCrownsUI(GameUI):
 
     def facts(self, view):
         facts = [(_("Round"), view.get("round")), (_("Wild"), view.get("wild")),
-                 (_("Cards dealt"), view.get("cards_dealt")), (_("Step"), phase_text(view.get("step") or "")),
+                 (_("Cards dealt"), view.get("cards_dealt")),
+                 (_("Step"), phase_text(view.get("step") or "", self.engine)),
                  (_("To play"), view.get("to_play")), (_("Dealer"), view.get("dealer"))]
         if view.get("went_out"):
             facts.append((_("Went out"), view["went_out"]))

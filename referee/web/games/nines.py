@@ -25,7 +25,8 @@ class NinesUI(GameUI):
     own_forms = frozenset({"deal", "turn", "reveal", "reveal_all", "hand_result"})
 
     def facts(self, view):
-        facts = [(pgettext("the hand being played", "Hand"), view.get("hand")), (_("Phase"), phase_text(view.get("phase"))),
+        facts = [(pgettext("the hand being played", "Hand"), view.get("hand")),
+                 (_("Phase"), phase_text(view.get("phase"), self.engine)),
                  (_("To play"), view.get("to_play")), (_("Dealer"), view.get("dealer")),
                  (_("Target"), view.get("target"))]
         if view.get("done"):

@@ -39,7 +39,7 @@ class SixtyNineUI(GameUI):
         return str(card)
 
     def facts(self, view):
-        return [(_("Round"), view.get("round")), (_("Phase"), phase_text(view.get("phase") or "")),
+        return [(_("Round"), view.get("round")), (_("Phase"), phase_text(view.get("phase") or "", self.engine)),
                 (_("To play"), view.get("to_play")), (_("Dealer"), view.get("dealer")), (_("Deck"), view.get("draw_pile")),
                 (_("Target"), view.get("target"))]
 
@@ -191,7 +191,7 @@ class SixtyNineUI(GameUI):
             parts.append(game_over(view["winners"]))
         elif view.get("to_play"):
             parts.append(_("%(player)s to play (%(phase)s).", player=view["to_play"],
-                           phase=phase_text(view.get("phase") or "")))
+                           phase=phase_text(view.get("phase") or "", self.engine)))
         return " ".join(parts)
 
 

@@ -22,7 +22,7 @@ class XixUI(GameUI):
     def facts(self, view):
         if view.get("record") == "rounds":  # T-4: no tricks to follow, only who leads the next exchange
             return [(_("Exchange"), view.get("exchange")), (_("Leads"), view.get("to_play"))]
-        return [(_("Exchange"), view.get("exchange")), (_("Phase"), phase_text(view.get("phase"))),
+        return [(_("Exchange"), view.get("exchange")), (_("Phase"), phase_text(view.get("phase"), self.engine)),
                 (_("To act"), view.get("to_play")), (_("Stakes"), view.get("stakes"))]
 
     def forms(self, view):
@@ -97,7 +97,7 @@ class XixUI(GameUI):
             parts.append(_("%(player)s leads exchange %(n)s.", player=view["to_play"], n=view.get("exchange")))
         elif view.get("to_play"):
             parts.append(_("%(player)s to act (%(phase)s).", player=view["to_play"],
-                           phase=phase_text(view.get("phase"))))
+                           phase=phase_text(view.get("phase"), self.engine)))
         return " ".join(parts)
 
     def totals_text(self, view):

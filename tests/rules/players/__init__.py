@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import random
+import sys
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -60,10 +61,11 @@ def adjustment(allowed: dict, totals: dict, rng: random.Random, chance: float = 
 def own_module(engine):
     """The module that holds the engine's own random player: ``players/<module>.py``, else the
     engine's module itself when it carries one (a game of the tests), else None."""
-    name = engine.__name__.rsplit(".", 1)[-1]
+    name = engine.module.rsplit(".", 1)[-1]
     if importlib.util.find_spec(f"players.{name}") is not None:
         return importlib.import_module(f"players.{name}")
-    return engine if hasattr(engine, "random_move") and hasattr(engine, "SAMPLES") else None
+    module = sys.modules[engine.module]
+    return module if hasattr(module, "random_move") and hasattr(module, "SAMPLES") else None
 
 
 def player_for(engine) -> Callable[[dict, dict, random.Random], dict]:
@@ -79,19 +81,19 @@ def samples_for(engine) -> dict:
     module = own_module(engine)
     if module is not None:
         return module.SAMPLES
-    return {kind: declared_sample(kind, move) for kind, move in engine.MOVES.items()}
+    return {kind: declared_sample(kind, move) for kind, move in engine.moves.items()}
 
 
 def table_for(engine, size: int = 3) -> list[str]:
     """Seats for a table of ``size`` players, or as near as the engine takes (XIX: two)."""
-    low, high = engine.PLAYERS
+    low, high = engine.players
     return list(SEATS[:max(low, min(size, high))])
 
 
 def quick_options(engine) -> dict:
     """Options that keep a random game short: the engine's own ``QUICK``, else this package's."""
     module = own_module(engine)
-    return dict(getattr(module, "QUICK", None) or QUICK.get(engine.NAME) or {})
+    return dict(getattr(module, "QUICK", None) or QUICK.get(engine.name) or {})
 
 
 def house_rules(engine) -> dict:
@@ -100,8 +102,8 @@ def house_rules(engine) -> dict:
     lists (an enum; a flag the other way), or one above its default (a number; one above its
     minimum where the default depends on the table)."""
     chosen = {}
-    for name, info in engine.OPTIONS.items():
-        if not str(engine.RULINGS.get(info.get("rule"), "")).startswith("House rule"):
+    for name, info in engine.options.items():
+        if not str(engine.rulings.get(info.get("rule"), "")).startswith("House rule"):
             continue
         value = house_value(info)
         if value is not None:
@@ -195,7 +197,7 @@ def generic_move(engine, state: dict, allowed: dict, rng: random.Random, tries: 
     kinds = [kind for kind in allowed if kind not in TABLE_MOVES] or list(allowed)
     for _ in range(tries):
         kind = rng.choice(kinds)
-        entry, spec = allowed[kind], engine.MOVES[kind]
+        entry, spec = allowed[kind], engine.moves[kind]
         choices = entry.get("choices") or {}
         move: dict[str, Any] = {"type": kind}
         for field in spec.fields:
@@ -210,5 +212,5 @@ def generic_move(engine, state: dict, allowed: dict, rng: random.Random, tries: 
         except RuleError:
             continue
         return move
-    raise AssertionError(f"{engine.NAME}: no legal move drawn from {allowed} in {tries} tries: give the game a random "
+    raise AssertionError(f"{engine.name}: no legal move drawn from {allowed} in {tries} tries: give the game a random "
                          "player of its own (tests/rules/players)")
