@@ -120,9 +120,9 @@ def get_game(game_id: str) -> Game:
 _HEAD = select(Game.version, Game.revision).where(Game.id == bindparam("id"))
 
 
-def game_tag(game_id: str) -> str:
-    """The game's ETag (unquoted) from its version and revision alone, without reading its state:
-    what a follower's ``If-None-Match`` is checked against."""
+def game_head(game_id: str) -> tuple[int, int]:
+    """The game's (version, revision), without reading its state (a 404 for no such game): what a
+    follower's ``If-None-Match`` is checked against, and where its stream starts."""
     if not _possible_id(game_id):
         raise _not_found(game_id)
     # Core on a pooled connection, no ORM session: making and closing one cost more than the read
@@ -130,7 +130,12 @@ def game_tag(game_id: str) -> str:
         head = connection.execute(_HEAD, {"id": game_id}).first()
     if head is None:
         raise _not_found(game_id)
-    return events.tag_of(head.version, head.revision)
+    return head.version, head.revision
+
+
+def game_tag(game_id: str) -> str:
+    """The game's ETag (unquoted) from its version and revision alone."""
+    return events.tag_of(*game_head(game_id))
 
 
 @contextlib.contextmanager
@@ -198,7 +203,7 @@ class ViewCache:
                 self._views.pop(next(iter(self._views)))
 
 
-views = ViewCache()
+views = ViewCache(size=2048)  # as many as ``states``: each table's newest view
 
 
 def live_move(game_id: str, version: int) -> Move | None:
@@ -352,7 +357,10 @@ class StateCache(ViewCache):
         return self._views.get(game_id)
 
 
-states = StateCache(size=64)  # the tables a worker serves at once; a miss reads the row
+# The tables a worker serves at once: every table's moves reach both workers, and with 64 at 1,000
+# tables nearly every move missed, took the locked path and read the row, the state and its key's
+# record (a quarter of the workers' CPU, py-spy; bench/README.md, "An evening"). A miss reads the row.
+states = StateCache(size=2048)
 
 _GAMES = Game.__table__
 _LOCKED_NAMES = ("id", "game", "players", "options", "token_hash", "version", "revision", "status", "group_id",

@@ -179,11 +179,13 @@ def follow(game_id: str, event_of: Callable[[Change], tuple[Change, str]]) -> Re
     app = current_app._get_current_object()
     follower = hub.follow(app, game_id)  # listening before the read: nothing falls in between
     try:
-        game = store.get_game(game_id)
+        # its version and revision only: a phone comes back often (Last-Event-ID), and loading the
+        # whole game each time was a fifth of the workers' CPU at 1,000 tables (bench/README.md)
+        version, revision = store.game_head(game_id)
     except Exception:
         hub.leave(follower)
         raise
-    now = Change(game.id, game.revision, game.version, "sync")
+    now = Change(game_id, revision, version, "sync")
     last = last_event_id()
     follower.sent = now.revision if last is None else min(last, now.revision)
     if last is not None and last < now.revision:

@@ -189,8 +189,14 @@ def test_followers_of_a_game_share_one_encoding_of_each_state(app, api, monkeypa
     assert store.views.get(game["id"], "1") is not None  # and kept for the API's GET too
     api.move(game, {"type": "play", "player": "Bob", "card": "5H"})
     made.clear()  # (the move's own answer made one)
-    followers[0](Change(game["id"], 2, 2, "move"))
-    assert len(made) == 1  # a new state is encoded again
+    sent_after_move = followers[0](Change(game["id"], 2, 2, "move"))[1]
+    assert made == []  # the move's answer in this process is what its followers here are sent
+    assert store.views.get(game["id"], "2") is not None and '"version":2' in sent_after_move.replace(" ", "")
+    api.move(game, {"type": "play", "player": "Cid", "card": "6H"})
+    store.views.put(game["id"], "stale", b"{}")  # as if another process had made the move
+    made.clear()
+    followers[0](Change(game["id"], 3, 3, "move"))
+    assert len(made) == 1  # a state this process did not answer is read and encoded once
 
 
 def test_a_stream_whose_state_cannot_be_read_ends_for_the_client_to_resume(app, api, monkeypatch):
