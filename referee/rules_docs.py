@@ -106,6 +106,8 @@ def load(path: str) -> Game:
     file = Path(path).resolve()
     sys.path.insert(0, str(file.parent))  # it may import its neighbours, as under pytest
     spec = importlib.util.spec_from_file_location(file.stem, file)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"not a Python module: {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[file.stem] = module
     spec.loader.exec_module(module)
