@@ -1,6 +1,8 @@
 """docs/rules: the project's own rules pages agree with the engines, the rules route and the code:
-every ruling an engine lists is on its page with the same words, every id the code cites is
-documented, and every documented id is cited somewhere in the code besides its own summary.
+each page's rulings, options and moves are what ``referee.rules_docs`` renders from the engine's
+declarations (its prose is the page's own), the shared rulings (G-, T-) are declared once in
+``referee.rules.base``, every id the code cites is documented, and every documented id is cited
+somewhere in the code besides its own summary.
 
 Every registered engine is checked, the games of the tests too: a game under referee/rules has
 its page in docs/rules (``<NAME>.md``), a game that lives in the tests has it beside its module;
@@ -14,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from referee import rules_docs
 from referee.rules import ENGINES
+from referee.rules.base import SHARED_RULINGS
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "rules"
@@ -59,16 +63,31 @@ def test_the_ruling_ids_are_read_off_the_engines():
 
 
 @pytest.mark.parametrize("name", list(ENGINES))
-def test_each_page_lists_the_engines_rulings_options_and_moves(name):
+def test_each_pages_rulings_options_and_moves_are_rendered_from_the_declarations(name):
     engine, text = ENGINES[name], page(name)
-    for rule, summary in engine.rulings.items():
-        assert f"- **{rule}** {summary}" in text, rule
-    documented = set(re.findall(r"^- \*\*([A-Z0-9]+-\d+)\*\*", text, re.M))
-    assert documented == set(engine.rulings)
-    for option in engine.options:
-        assert f"- `{option}` " in text, option
-    for kind in engine.moves:
-        assert f"- `{kind}`: " in text, kind
+    assert rules_docs.pages(engine)[0][0] == (DOCS if served(engine) else source(engine).parent) / f"{name}.md"
+    assert rules_docs.generated(text) == rules_docs.render(engine), \
+        f"{name}'s page is not what its declarations say: run {rules_docs.COMMAND}"
+    documented = re.findall(r"^- \*\*([A-Z0-9]+-\d+)\*\*", text, re.M)  # none written by hand beside them
+    assert documented == list(engine.rulings)
+
+
+@pytest.mark.parametrize("name", list(ENGINES))
+def test_the_shared_rulings_are_declared_once(name):
+    # a G- or T- ruling an engine lists is one of base's, in base's words or the game's own refinement
+    shared = [rule for rule in ENGINES[name].rulings if rule.split("-")[0] in {"G", "T"}]
+    assert set(shared) <= set(SHARED_RULINGS)
+    assert all(ENGINES[name].rulings[rule] == SHARED_RULINGS[rule] for rule in shared if rule.startswith("T-"))
+
+
+def test_a_page_keeps_its_prose_and_its_markers_are_not_served(client):
+    text = "# A\n\nProse.\n\n<!-- generated moves: x -->\n- `old`: Gone.\n<!-- end generated -->\n\nMore prose.\n"
+    assert rules_docs.rewrite(text, {"moves": "- `new`: Here.\n"}) == text.replace(
+        "<!-- generated moves: x -->\n- `old`: Gone.", f"<!-- generated moves: {rules_docs.COMMAND} -->\n- `new`: Here.")
+    with pytest.raises(ValueError, match="no generated rulings"):
+        rules_docs.rewrite(text, {"rulings": ""})
+    html = client.get("/rules/ninety-nine").get_data(as_text=True)
+    assert "generated" not in html and 'id="N99-1"' in html
 
 
 @pytest.mark.parametrize("name", list(ENGINES))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from referee import rules_docs
 from referee.i18n import LANG_COOKIE
 from referee.rules import ENGINES
 from referee.web.rules_pages import ruling
@@ -51,6 +52,12 @@ def test_each_translation_has_the_english_rulings_options_moves_and_links(name):
     # the same outline: one title, then the same number of sections
     assert [len(h) for h in re.findall(r"^(#+) ", german, re.M)] == \
         [len(h) for h in re.findall(r"^(#+) ", english, re.M)]
+
+
+@pytest.mark.parametrize("name", [name for name in TRANSLATED if name in ENGINES])
+def test_each_translations_rulings_options_and_moves_are_rendered_from_the_catalogue(name):
+    assert rules_docs.generated(text(DE, name)) == rules_docs.render(ENGINES[name], "de"), \
+        f"the German page of {name} is not what its declarations and the catalogue say: run {rules_docs.COMMAND}"
 
 
 def test_every_translation_translates_a_document_and_the_index_is_translated():

@@ -78,7 +78,7 @@ from referee.texts import N_, Joined, T, Text, joined
 
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "Game", "apply_move", "load_move",
            "implied_actor", "SAYS",
-           "allowed_moves", "public_state", "public_move", "next_state", "TABLE_RULINGS", "adjust_move",
+           "allowed_moves", "public_state", "public_move", "next_state", "SHARED_RULINGS", "shared", "adjust_move",
            "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move",
            "between", "moves_instead"]
 
@@ -516,21 +516,31 @@ class Game:
 
 # ---------------------------------------------------------------- the table's own moves (T-1, T-2)
 # Declared once here; an engine lists them in its moves and in every phase (and its rulings with
-# TABLE_RULINGS), giving what only it knows: how a point counts, how a round is scored again.
+# shared("T-1", "T-2", "T-4")), giving what only it knows: how a point counts, how a round is scored again.
 
-TABLE_RULINGS = {
-    "T-1": "A finished round's result entered wrong is replaced by a correction (correct_round) that names the "
-           "round and why: the totals follow it, the replaced result stays beside it and in the log; a "
-           "finished game's result changes only when the table says so.",
-    "T-2": "The table may adjust a player's score (a penalty, a forgotten bonus) with a reason, in any phase: "
-           "it counts at once as the game counts points, but the end of the game is judged where the game judges "
-           "it (at the end of the round, exchange or hand in progress; between them at once); a finished game's "
-           "result changes only when the table says so.",
+# The rulings every game shares (docs/rules/README.md gives each in full), declared once: an engine
+# lists the ids it uses with shared(...), and words one itself only where its game needs it.
+SHARED_RULINGS = {
+    "G-1": N_("Players are listed in seat order; left and clockwise mean the next player in the list."),
+    "G-2": N_("The service never deals; the table records what becomes public."),
+    "T-1": N_("A finished round's result entered wrong is replaced by a correction (correct_round) that names the "
+              "round and why: the totals follow it, the replaced result stays beside it and in the log; a "
+              "finished game's result changes only when the table says so."),
+    "T-2": N_("The table may adjust a player's score (a penalty, a forgotten bonus) with a reason, in any phase: "
+              "it counts at once as the game counts points, but the end of the game is judged where the game "
+              "judges it (at the end of the round, exchange or hand in progress; between them at once); a finished "
+              "game's result changes only when the table says so."),
+    "T-4": N_("The table records every act as it happens (record: moves, the default, refereed in full) or each "
+              "round whole when it ends (record: rounds), checked as far as what it holds allows; it may switch "
+              "between rounds (switch_record), never inside one."),
 }
-TABLE_RULINGS["T-4"] = (
-    "The table records every act as it happens (record: moves, the default, refereed in full) or each round "
-    "whole when it ends (record: rounds), checked as far as what it holds allows; it may switch between "
-    "rounds (switch_record), never inside one.")
+
+
+def shared(*ids: str) -> dict[str, str]:
+    """The shared rulings ``ids`` as an engine lists them: ``{**shared("G-1", "G-2"), ...}``."""
+    return {rid: SHARED_RULINGS[rid] for rid in ids}
+
+
 ADJUST_LIMIT = 1000  # a penalty or a forgotten bonus, not a new score sheet
 
 

@@ -25,9 +25,9 @@ from typing import Any
 
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
-    SAYS, TABLE_RULINGS, Game, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move, check_keys,
+    SAYS, Game, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move, check_keys,
     check_players, between, correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
-    player_option, record_move, record_option, replace_round, resolve_options, round_index,
+    player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Choice, Int, Player, Shaped
@@ -64,27 +64,26 @@ WHOLE_ROUND = "hand_result"  # a hand entered whole (T-4)
 ROUND_LABEL = "hand"
 LOWER_IS_BETTER = True  # penalty points (N9-7)
 RULINGS = {
-    "G-1": "Players are listed in seat order; a player's left is the next one in the list.",
-    "G-2": "The first dealer is the last player listed unless recorded; the service never deals.",
-    "N9-1": "Standard decks with two Jokers each: 2 for 2-3 players, 3 for 4-6, one more per three "
-            "further players (the table may choose more). Two to eighteen players.",
-    "N9-2": "Nine cards in a 3x3 grid, positions 0-8 row by row; three face up at the deal; one stock "
-            "card starts the discard pile.",
-    "N9-3": "A turn: take the stock's or the discard pile's top card, then put it face up in any "
-            "position and discard the card it replaces (which is revealed), or discard it, "
-            "whichever pile it came from.",
-    "N9-4": "A player with all nine cards face up is done: the others turn all their cards face up, then "
-            "each has exactly one more turn from the done player's left; then the hand is scored.",
-    "N9-5": "A set is a full row or column of three cards of one rank; Jokers never form a set; a card "
-            "may be in a row and a column set; diagonals do not count.",
-    "N9-6": "Card points: in a set 0; otherwise K 0, Joker -3, J and Q 10, A 1, 2-10 face value.",
-    "N9-7": "The game ends after the first hand at whose end a total reaches the target (default 100); "
-            "lowest total wins, ties share.",
-    "N9-8": "The deal passes left each hand; the dealer's left plays first. A draw from an empty stock "
-            "first remakes it from the discard pile but its top card (G-4).",
-    "N9-9": "House rules: a fixed number of hands instead of the target (lowest total wins), and a "
-            "Joker's points -3, -2 or -5.",
-    **TABLE_RULINGS,
+    **shared("G-1", "G-2"),
+    "N9-1": N_("Standard decks with two Jokers each: 2 for 2-3 players, 3 for 4-6, one more per three "
+               "further players (the table may choose more). Two to eighteen players."),
+    "N9-2": N_("Nine cards in a 3x3 grid, positions 0-8 row by row; three face up at the deal; one stock "
+               "card starts the discard pile."),
+    "N9-3": N_("A turn: take the stock's or the discard pile's top card, then put it face up in any "
+               "position and discard the card it replaces (which is revealed), or discard it, "
+               "whichever pile it came from."),
+    "N9-4": N_("A player with all nine cards face up is done: the others turn all their cards face up, then "
+               "each has exactly one more turn from the done player's left; then the hand is scored."),
+    "N9-5": N_("A set is a full row or column of three cards of one rank; Jokers never form a set; a card "
+               "may be in a row and a column set; diagonals do not count."),
+    "N9-6": N_("Card points: in a set 0; otherwise K 0, Joker -3, J and Q 10, A 1, 2-10 face value."),
+    "N9-7": N_("The game ends after the first hand at whose end a total reaches the target (default 100); "
+               "lowest total wins, ties share."),
+    "N9-8": N_("The deal passes left each hand; the dealer's left plays first. A draw from an empty stock "
+               "first remakes it from the discard pile but its top card (G-4)."),
+    "N9-9": N_("House rules: a fixed number of hands instead of the target (lowest total wins), and a "
+               "Joker's points -3, -2 or -5."),
+    **shared("T-1", "T-2", "T-4"),
 }
 
 

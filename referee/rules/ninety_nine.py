@@ -12,9 +12,9 @@ from typing import Any
 
 from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_of
 from referee.rules.base import (
-    SAYS, ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, Game,
+    SAYS, ADJUST_LIMIT, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, Game,
     between, check_keys, check_players, correction_move, finished, get_field, get_int, in_deck, in_progress,
-    moves_instead, player_option, record_move, record_option, replace_round, resolve_options, round_index,
+    moves_instead, player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
@@ -40,29 +40,28 @@ OPTIONS: dict[str, dict[str, Any]] = {
 }
 WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 RULINGS = {
-    "G-1": "Players are listed in seat order; clockwise is the order of the list.",
-    "G-2": "The service never deals; the table records what becomes public.",
-    "N99-1": "One 52-card deck, or two (default two with more than five players); two to sixteen "
-             "players, 9 tokens each (the table's choice).",
-    "N99-2": "Three cards each, an empty pile (no top card) with total 0, clockwise; the first "
-             "player is the table's choice (default the first listed), and each round starts one "
-             "seat further left, skipping eliminated players.",
-    "N99-3": "3-8 face value (4 reverses), 9 adds 0, J Q K add 10 (J skips the next player), 10 is "
-             "+10 or -10, A is +1 or +11, a 2 halves an even total over 49 and doubles otherwise; "
-             "the total may go below 0.",
-    "N99-4": "With two players a J gives another turn and a 4 does not reverse; eliminated players are skipped.",
-    "N99-5": "Only going up counts. A play from t to u that lands on a limit L, 33 or 66, from below "
-             "(t < L = u) costs every other player a token; one that passes it (t < L < u) costs the "
-             "player a token; 99 wins the round (every other player loses two); over 99 loses the "
-             "round and two tokens. The losses of one play add up (53 doubled to 106 passes 66 and "
-             "99: three tokens); going down, back to 66 included, costs nobody anything.",
-    "N99-6": "A player with no tokens is out at once, mid-round too (one put out by their own play "
-             "does not draw); the last player in wins.",
-    "N99-7": "A player who forgot to draw plays on with one card fewer; no card on your turn ends the "
-             "round and costs three tokens.",
-    "N99-8": "When the draw pile runs out the played cards but the top one are reshuffled; the total stays.",
-    "N99-9": "House rule: the table may deal 1 to 5 cards to each player instead of 3; N99-7 counts from it.",
-    **TABLE_RULINGS,
+    **shared("G-1", "G-2"),
+    "N99-1": N_("One 52-card deck, or two (default two with more than five players); two to sixteen "
+                "players, 9 tokens each (the table's choice)."),
+    "N99-2": N_("Three cards each, an empty pile (no top card) with total 0, clockwise; the first "
+                "player is the table's choice (default the first listed), and each round starts one "
+                "seat further left, skipping eliminated players."),
+    "N99-3": N_("3-8 face value (4 reverses), 9 adds 0, J Q K add 10 (J skips the next player), 10 is "
+                "+10 or -10, A is +1 or +11, a 2 halves an even total over 49 and doubles otherwise; "
+                "the total may go below 0."),
+    "N99-4": N_("With two players a J gives another turn and a 4 does not reverse; eliminated players are skipped."),
+    "N99-5": N_("Only going up counts. A play from t to u that lands on a limit L, 33 or 66, from below "
+                "(t < L = u) costs every other player a token; one that passes it (t < L < u) costs the "
+                "player a token; 99 wins the round (every other player loses two); over 99 loses the "
+                "round and two tokens. The losses of one play add up (53 doubled to 106 passes 66 and "
+                "99: three tokens); going down, back to 66 included, costs nobody anything."),
+    "N99-6": N_("A player with no tokens is out at once, mid-round too (one put out by their own play "
+                "does not draw); the last player in wins."),
+    "N99-7": N_("A player who forgot to draw plays on with one card fewer; no card on your turn ends the "
+                "round and costs three tokens."),
+    "N99-8": N_("When the draw pile runs out the played cards but the top one are reshuffled; the total stays."),
+    "N99-9": N_("House rule: the table may deal 1 to 5 cards to each player instead of 3; N99-7 counts from it."),
+    **shared("T-1", "T-2", "T-4"),
 }
 LIMITS = (33, 66)
 _card = in_deck(parse_standard, "N99-1")  # G-3: a card outside the deck cites the deck's ruling

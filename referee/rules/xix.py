@@ -27,9 +27,9 @@ from typing import Any
 
 from referee.cards import parse_xix
 from referee.rules.base import (
-    ADJUST_LIMIT, RECORD_MOVE, SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, between, Game,
+    ADJUST_LIMIT, RECORD_MOVE, SAYS, IllegalMove, InvalidInput, Judge, Move, adjust_move, between, Game,
     check_keys, check_players, correction_move, finished, get_field, in_deck, in_progress, moves_instead,
-    player_option, record_move, record_option, replace_round, resolve_options, round_index,
+    player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
@@ -71,29 +71,28 @@ OPTIONS: dict[str, dict[str, Any]] = {
 WHOLE_ROUND = "exchange_result"  # an exchange entered whole (T-4)
 
 RULINGS = {
-    "G-1": "Players are listed in seat order.",
-    "G-2": "The service never deals; the first listed player plays first unless the table records otherwise.",
-    "X19-1": "Cards 1-18, each once; exactly two players; 6 + 6 closed, 5 face down in the strike row, "
-             "1 discarded unseen; the table chooses who leads first.",
-    "X19-2": "Each player plays one card from either hand; if the two add up to 19 the lower card takes "
-             "the trick, otherwise the higher; the taker leads next, across exchanges too.",
-    "X19-3": "The player who did not take the trick receives a strike and chooses abandon or raise; "
-             "a third strike in an exchange forces abandon.",
-    "X19-4": "Stakes by total strikes in the exchange: 1->1, 2->2, 3->3, 4->5, 5->8; the winner of "
-             "the exchange scores the stakes.",
-    "X19-5": "The game ends when exactly 19 points have been awarded (fewer points wins) or a player "
-             "has 19 or more (more points wins); at 19-0 the exactly-19 rule decides.",
-    "X19-6": "Otherwise the exchange's cards are drafted alternately into the open hands, loser "
-             "first; then the loser trades one card of either hand for one strike-row card: from the "
-             "closed hand it goes in face down, from the open hand face up; a face-down strike card "
-             "joins the closed hand, a face-up one the open hand.",
-    "X19-7": "The referee tracks what is public; a card must be in the open hand to be played from it, "
-             "and a card known to be elsewhere cannot come from a closed hand.",
-    "X19-8": "House rule: version 2.0: each player has one hand, no open hand, no raise or abandon; "
-             "a third strike ends the exchange, stakes 3/5/8; the game ends after an exchange in "
-             "which a player reaches 19 or more, more points winning; the draft goes into the one "
-             "hand, loser first, and the loser's traded card goes into the row face down.",
-    **TABLE_RULINGS,
+    **shared("G-1", "G-2"),
+    "X19-1": N_("Cards 1-18, each once; exactly two players; 6 + 6 closed, 5 face down in the strike row, "
+                "1 discarded unseen; the table chooses who leads first."),
+    "X19-2": N_("Each player plays one card from either hand; if the two add up to 19 the lower card takes "
+                "the trick, otherwise the higher; the taker leads next, across exchanges too."),
+    "X19-3": N_("The player who did not take the trick receives a strike and chooses abandon or raise; "
+                "a third strike in an exchange forces abandon."),
+    "X19-4": N_("Stakes by total strikes in the exchange: 1->1, 2->2, 3->3, 4->5, 5->8; the winner of "
+                "the exchange scores the stakes."),
+    "X19-5": N_("The game ends when exactly 19 points have been awarded (fewer points wins) or a player "
+                "has 19 or more (more points wins); at 19-0 the exactly-19 rule decides."),
+    "X19-6": N_("Otherwise the exchange's cards are drafted alternately into the open hands, loser "
+                "first; then the loser trades one card of either hand for one strike-row card: from the "
+                "closed hand it goes in face down, from the open hand face up; a face-down strike card "
+                "joins the closed hand, a face-up one the open hand."),
+    "X19-7": N_("The referee tracks what is public; a card must be in the open hand to be played from it, "
+                "and a card known to be elsewhere cannot come from a closed hand."),
+    "X19-8": N_("House rule: version 2.0: each player has one hand, no open hand, no raise or abandon; "
+                "a third strike ends the exchange, stakes 3/5/8; the game ends after an exchange in "
+                "which a player reaches 19 or more, more points winning; the draft goes into the one "
+                "hand, loser first, and the loser's traded card goes into the row face down."),
+    **shared("T-1", "T-2", "T-4"),
 }
 
 

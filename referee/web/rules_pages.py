@@ -4,7 +4,8 @@ A game's page is its rules document, ``docs/rules/<name>.md`` at the root of the
 ``RULES_DOCS`` config key may name another folder), rendered with markdown-it (raw HTML off, so
 everything in it is escaped); the index is ``README.md`` there, with the rulings for every game.
 Each ruling line (``- **<id>** text``) gets its id as an anchor. A ruling an engine lists that its
-document does not (or a game without a document) is listed from the game's ``rulings``.
+document does not (or a game without a document) is listed from the game's ``rulings``. A
+document's rulings, options and moves are generated (``referee.rules_docs``), its markers left out.
 A translation is ``<lang>/<name>.md`` beside it (``docs/rules/de/``), with the same ruling ids, so
 every badge links to the same anchor in either language; a document without one is served in English.
 """
@@ -23,6 +24,7 @@ from markupsafe import Markup
 import referee
 from referee.i18n import DEFAULT, LANGUAGES
 from referee.rules import ENGINES
+from referee.rules_docs import strip_markers
 
 DOCS = Path(referee.__file__).resolve().parents[1] / "docs" / "rules"
 INDEX = "README"
@@ -57,7 +59,7 @@ def document(name: str | None) -> Doc | None:
 
 @lru_cache(maxsize=64)
 def _render(path: Path, stamp: int, base: str, lang: str) -> Doc:
-    tokens = _md.parse(path.read_text(encoding="utf-8"))
+    tokens = _md.parse(strip_markers(path.read_text(encoding="utf-8")))
     rulings, pages = {}, set()
     for i, token in enumerate(tokens):
         kids = [k for k in token.children or [] if k.type != "text" or k.content]

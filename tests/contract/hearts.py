@@ -26,9 +26,9 @@ from typing import Any
 from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_of, suit_of
 from referee.rules import vocabulary
 from referee.rules.base import (
-    SAYS, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move, Game, check_keys, check_players,
+    SAYS, IllegalMove, InvalidInput, Judge, Move, adjust_move, Game, check_keys, check_players,
     correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead, record_move,
-    record_option, replace_round, resolve_options, round_index,
+    record_option, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules.fields import Cards, Player, Shaped
 from referee.rules.vocabulary import shown
@@ -56,7 +56,7 @@ WHOLE_ROUND = "hand_result"  # a hand entered whole (T-4)
 ROUND_LABEL = "hand"
 LOWER_IS_BETTER = True  # penalty points (HE-7)
 RULINGS = {
-    "G-1": "Players are listed in seat order; play goes clockwise, to the next one in the list.",
+    **shared("G-1"),
     "HE-1": "One standard 52-card deck, each card once a hand; three to five players: with three the 2D leaves the "
             "deck, with five the 2D and the 2C, so that it deals out evenly.",
     "HE-2": "Before each hand every player passes three cards: left, right, across (four players only), then no "
@@ -73,7 +73,7 @@ RULINGS = {
             "total wins, ties share.",
     "HE-8": "House rule: shooting the moon takes 26 off the shooter's total instead, or does not count at all "
             "(option moon).",
-    **TABLE_RULINGS,
+    **shared("T-1", "T-2", "T-4"),
 }
 
 

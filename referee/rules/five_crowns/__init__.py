@@ -22,9 +22,9 @@ from typing import Any
 
 from referee.cards import JOKER, parse_five_crowns, rank_of
 from referee.rules.base import (
-    SAYS, TABLE_RULINGS, Game, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, check_keys,
+    SAYS, Game, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, check_keys,
     check_players, correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
-    player_option, record_move, record_option, replace_round, resolve_options, round_index,
+    player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Cards, Choice, Player, Shaped
@@ -67,26 +67,24 @@ WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 LOWER_IS_BETTER = True  # penalty points (FC-5)
 
 RULINGS = {
-    "FC-1": "Two 58-card decks (five suits, 3-K twice each, six Jokers); four decks for more "
-            "than 7 players.",
-    "FC-2": "Eleven rounds; round r deals r+2 cards and rank r+2 is wild; Jokers always wild.",
-    "FC-3": "Books (3+ of a rank) and runs (3+ consecutive of a suit, no wrap, no natural rank "
-            "twice); wilds anywhere, any number, adjacent or not, a meld of wilds alone included; a "
-            "wild-rank card may stand for itself.",
-    "FC-4": "Going out: after drawing, lay down all cards but one in books and runs (as many as "
-            "were dealt) and discard the last; everyone else then has exactly one more turn.",
-    "FC-5": "Card points: face value, J 11, Q 12, K 13, Joker 50, wild rank 20; going out "
-            "scores 0; lowest total after 11 rounds wins; ties share or play off.",
-    "FC-6": "The service computes the best lay-down when only the cards are given; declared "
-            "melds and leftovers are scored as declared.",
-    "FC-7": "The deal passes left each round; the dealer's left plays first; an empty draw pile "
-            "is remade from the discard pile but its top card.",
-    "FC-8": "House rules: rounds played down (13 cards with Kings wild first, 3 cards with 3s wild last); "
-            "six decks for up to 21 players.",
-    "G-1": "Players are listed in seat order; left and clockwise mean the next in the list.",
-    "G-2": "The first dealer is the last player listed unless the table records another; cards "
-           "are dealt by the table, not the service.",
-    **TABLE_RULINGS,
+    "FC-1": N_("Two 58-card decks (five suits, 3-K twice each, six Jokers); four decks for more "
+               "than 7 players."),
+    "FC-2": N_("Eleven rounds; round r deals r+2 cards and rank r+2 is wild; Jokers always wild."),
+    "FC-3": N_("Books (3+ of a rank) and runs (3+ consecutive of a suit, no wrap, no natural rank "
+               "twice); wilds anywhere, any number, adjacent or not, a meld of wilds alone included; a "
+               "wild-rank card may stand for itself."),
+    "FC-4": N_("Going out: after drawing, lay down all cards but one in books and runs (as many as "
+               "were dealt) and discard the last; everyone else then has exactly one more turn."),
+    "FC-5": N_("Card points: face value, J 11, Q 12, K 13, Joker 50, wild rank 20; going out "
+               "scores 0; lowest total after 11 rounds wins; ties share or play off."),
+    "FC-6": N_("The service computes the best lay-down when only the cards are given; declared "
+               "melds and leftovers are scored as declared."),
+    "FC-7": N_("The deal passes left each round; the dealer's left plays first; an empty draw pile "
+               "is remade from the discard pile but its top card."),
+    "FC-8": N_("House rules: rounds played down (13 cards with Kings wild first, 3 cards with 3s wild last); "
+               "six decks for up to 21 players."),
+    **shared("G-1", "G-2"),
+    **shared("T-1", "T-2", "T-4"),
 }
 
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from referee import cards as card_codes
 from referee.rules import base
-from referee.rules.base import (ADJUST_LIMIT, TABLE_RULINGS, IllegalMove, InvalidInput, Judge, Move, adjust_move,
+from referee.rules.base import (ADJUST_LIMIT, IllegalMove, InvalidInput, Judge, Move, adjust_move,
                                 between, Game, correction_move, finished, in_progress, moves_instead, record_move,
-                                record_option, replace_round, round_index)
+                                record_option, replace_round, round_index, shared)
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Cards, Player, Shaped
 from referee.rules.vocabulary import shown
@@ -40,40 +40,40 @@ OPTIONS: dict[str, dict[str, Any]] = {
 WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 
 RULINGS = {
-    "G-1": "Players are listed in seat order; 'left' is the next player in the list.",
-    "G-2": "The first dealer is the last player listed unless the table records another; the "
-           "table deals real cards and the service records what becomes public.",
-    "S69-1": "Deck of 69: number cards 0-9 in six suits A-F once each, three each of Wild, Lock, Scramble.",
-    "S69-2": "A set: different suits; values all equal or distinct and consecutive; no special kind "
-             "twice; 6/9 either way; 0 as 0 or 10, no wrap; specials any suit and value; at most six cards.",
-    "S69-3": "A play puts cards from one hand into exactly one set on the table; plays never start "
-             "sets; the set's cards may be read again (6/9, 0 high or low, specials) while the set "
-             "stays legal.",
-    "S69-4": "Three or more cards complete a set; the completer claims it with a count; chances pass "
-             "left; adding at least the count takes the claim; back at the claimer, they capture.",
-    "S69-5": "Lock: once a set holding a Lock is complete its claim no longer changes (no steals); "
-             "the round of chances still goes on, players may still add cards to get rid of them.",
-    "S69-6": "A set that reaches six cards is captured at once by its current claimer.",
-    "S69-7": "After a capture the capturer flips and the player to their left plays; otherwise the "
-             "turn passes left; a pass flips a card to start a new set.",
-    "S69-8": "With the deck empty a flip comes from a random card of the right-hand neighbour's hand.",
-    "S69-9": "Scramble: whoever brought it acts next and no one else: they rearrange the whole table "
-             "(plus cards from the hand; every set keeps a table card) or decline; every set of 3+ "
-             "is claimed with count 1; chances on any or all complete sets; each claim ends "
-             "independently; once all are captured, the last capturer flips and the player to their "
-             "left plays. A Scramble flipped at the deal is the dealer's; one added on a chance is a "
-             "plain special.",
-    "S69-10": "The round ends as soon as any hand is empty, after the capture and chances in progress.",
-    "S69-11": "Score: +1 per captured card, +2 per set with a printed 6 and 9, +3 per set with Wild, "
-              "Lock and Scramble, +6 per six-card set, +10 per 0-9 collection among the number cards "
-              "captured this round (a 6 or 9 fills either, specials fill nothing), -1 per card in "
-              "hand; a round below 0 counts 0.",
-    "S69-12": "Next dealer: left of the player whose hand emptied; the game ends at the end of the "
-              "round after which anyone has 69 or more; every such player wins, ranked by points. 2-6 "
-              "players.",
-    "S69-13": "House rule: a single winner, the one at or over the target with the most points; a tie for "
-              "most shares.",
-    **TABLE_RULINGS,
+    # 69's own wording of G-1: its sheet speaks of 'left' (chances, turns and the deal pass left)
+    "G-1": N_("Players are listed in seat order; 'left' is the next player in the list."),
+    **shared("G-2"),
+    "S69-1": N_("Deck of 69: number cards 0-9 in six suits A-F once each, three each of Wild, Lock, Scramble."),
+    "S69-2": N_("A set: different suits; values all equal or distinct and consecutive; no special kind "
+                "twice; 6/9 either way; 0 as 0 or 10, no wrap; specials any suit and value; at most six cards."),
+    "S69-3": N_("A play puts cards from one hand into exactly one set on the table; plays never start "
+                "sets; the set's cards may be read again (6/9, 0 high or low, specials) while the set "
+                "stays legal."),
+    "S69-4": N_("Three or more cards complete a set; the completer claims it with a count; chances pass "
+                "left; adding at least the count takes the claim; back at the claimer, they capture."),
+    "S69-5": N_("Lock: once a set holding a Lock is complete its claim no longer changes (no steals); "
+                "the round of chances still goes on, players may still add cards to get rid of them."),
+    "S69-6": N_("A set that reaches six cards is captured at once by its current claimer."),
+    "S69-7": N_("After a capture the capturer flips and the player to their left plays; otherwise the "
+                "turn passes left; a pass flips a card to start a new set."),
+    "S69-8": N_("With the deck empty a flip comes from a random card of the right-hand neighbour's hand."),
+    "S69-9": N_("Scramble: whoever brought it acts next and no one else: they rearrange the whole table "
+                "(plus cards from the hand; every set keeps a table card) or decline; every set of 3+ "
+                "is claimed with count 1; chances on any or all complete sets; each claim ends "
+                "independently; once all are captured, the last capturer flips and the player to their "
+                "left plays. A Scramble flipped at the deal is the dealer's; one added on a chance is a "
+                "plain special."),
+    "S69-10": N_("The round ends as soon as any hand is empty, after the capture and chances in progress."),
+    "S69-11": N_("Score: +1 per captured card, +2 per set with a printed 6 and 9, +3 per set with Wild, "
+                 "Lock and Scramble, +6 per six-card set, +10 per 0-9 collection among the number cards "
+                 "captured this round (a 6 or 9 fills either, specials fill nothing), -1 per card in "
+                 "hand; a round below 0 counts 0."),
+    "S69-12": N_("Next dealer: left of the player whose hand emptied; the game ends at the end of the "
+                 "round after which anyone has 69 or more; every such player wins, ranked by points. 2-6 "
+                 "players."),
+    "S69-13": N_("House rule: a single winner, the one at or over the target with the most points; a tie for "
+                 "most shares."),
+    **shared("T-1", "T-2", "T-4"),
 }
 
 
