@@ -31,6 +31,7 @@ and, each with its default here:
 ``lower_is_better`` True where totals are penalty points (the standings and the stats rank upwards)
 ``phase_labels``    ``{phase: N_(label)}`` for a phase (or step) the pages' shared catalogue of
                     phase labels lacks; the others print from the catalogue
+``figures``         the game's own figures in the group's stats (``Figures``); default none
 ``actors(state, kind) -> [names] | None``   who may make the move now (None: the move names no
                                              player who must be entitled); default ``to_play``
 ``choices(state, kind) -> dict | None``     the legal values of its fields where the choice is
@@ -76,7 +77,7 @@ from referee.errors import IllegalMove, InvalidInput, RuleError
 from referee.rules.fields import Choice, Field, Flag, Int, Player, Shaped, Text as TextField, between, check_type
 from referee.texts import N_, Joined, T, Text, joined
 
-__all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "Game", "apply_move", "load_move",
+__all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Figures", "Outcome", "Game", "apply_move", "load_move",
            "implied_actor", "SAYS",
            "allowed_moves", "public_state", "public_move", "next_state", "TABLE_RULINGS", "adjust_move",
            "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move",
@@ -462,6 +463,22 @@ class Judge:
     response: dict = field(default_factory=lambda: {"type": "object"})
 
 
+@dataclass(frozen=True)
+class Figures:
+    """A game's own figures in a group's stats (``referee.stats``), beside those every game has.
+
+    ``count(final state, steps) -> {player: {figure: number}}``; ``steps`` is the replay, one
+    ``(clean move, state before, state after)`` per move in effect, when ``needs_steps`` (a figure
+    the final state does not keep), else None. ``labels`` names each figure on the pages
+    (``{figure: N_(label)}``). ``placing(final state, steps) -> {player: key}`` orders the players
+    the winners and the totals leave level (smaller is ahead), or None: level players share a place."""
+
+    count: Callable[[dict, Any], dict]
+    needs_steps: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+    placing: Callable[[dict, Any], dict] | None = None
+
+
 class NewGame(Protocol):
     """``new_game(players, options=None) -> state``: the options a table left out take their defaults."""
 
@@ -494,6 +511,7 @@ class Game:
     round_label: str = "round"
     lower_is_better: bool = False
     phase_labels: dict[str, str] = field(default_factory=dict)
+    figures: Figures | None = None
     actors: Callable[[dict, str], list[str] | None] = default_actors
     choices: Callable[[dict, str], dict | None] = no_choices
     facts: Callable[[dict, str], dict] = no_facts

@@ -20,6 +20,9 @@ from referee.rules.vocabulary import shown
 from referee.rules.sixty_nine import game
 from referee.rules.sixty_nine.scoring import MOST_POINTS, score_round
 from referee.rules.sixty_nine.sets import COMPLETE_AT, DECK_SIZE, check_captured, check_copies, read_set
+from referee.rules.base import Figures
+from referee.rules.sixty_nine import scoring
+from referee.rules.sixty_nine.sets import copies_of, is_special  # copies_of: for the game's page
 from referee.texts import N_, T, Text, joined
 
 NAME = "sixty-nine"
@@ -634,7 +637,42 @@ JUDGES = {
 }
 
 
+# ---------------------------------------------------------------- the group's stats
+
+_BONUSES = {scoring.SIX_NINE_BONUS: "six_nine_bonuses", scoring.SPECIALS_BONUS: "specials_bonuses",
+            scoring.SIX_CARD_BONUS: "six_card_bonuses"}
+
+
+def count_figures(final: dict, steps) -> dict:
+    """Sets captured and the bonuses they earned (S69-11), read from each round's captured sets in
+    the state the round ended in."""
+    names = ["sets_captured", "cards_captured", *_BONUSES.values(), "collections", "bonus_points"]
+    figures = {p: dict.fromkeys(names, 0) for p in final["players"]}
+    for _move, before, after in steps:
+        if len(after["rounds"]) == len(before["rounds"]):
+            continue
+        for player, sets in after["captured"].items():
+            mine = figures[player]
+            mine["sets_captured"] += len(sets)
+            for captured in sets:
+                mine["cards_captured"] += len(captured["cards"])
+                for bonus in scoring.set_bonuses(captured["cards"]):
+                    mine[_BONUSES[bonus["points"]]] += 1
+                    mine["bonus_points"] += bonus["points"]
+            full = scoring.collections([c for s in sets for c in s["cards"] if not is_special(c)])
+            mine["collections"] += full
+            mine["bonus_points"] += full * scoring.COLLECTION_BONUS
+    return figures
+
+
+FIGURES = Figures(count_figures, needs_steps=True, labels={
+    "sets_captured": N_("Sets captured"), "cards_captured": N_("Cards captured"),
+    "six_nine_bonuses": N_("6-and-9 bonuses"), "specials_bonuses": N_("Specials bonuses"),
+    "six_card_bonuses": N_("Six-card bonuses"), "collections": N_("Collections"), "bonus_points": N_("Bonus points")})
+
+
 GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
             phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
             outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, actors=actors, choices=choices,
-            facts=facts, refuse_phase=refuse_phase, refuse_actor=refuse_actor)
+            facts=facts, refuse_phase=refuse_phase, refuse_actor=refuse_actor,
+            figures=FIGURES)
