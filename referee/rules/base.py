@@ -77,8 +77,8 @@ from referee.errors import IllegalMove, InvalidInput, RuleError
 from referee.rules.fields import Choice, Field, Flag, Int, Player, Shaped, Text as TextField, between, check_type
 from referee.texts import N_, Joined, T, Text, joined
 
-__all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Figures", "Outcome", "Game", "apply_move", "load_move",
-           "implied_actor", "SAYS",
+__all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "Game", "apply_move", "load_move",
+           "implied_actor", "SAYS", "Figures",
            "allowed_moves", "public_state", "public_move", "next_state", "TABLE_RULINGS", "adjust_move",
            "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move",
            "between", "moves_instead"]
