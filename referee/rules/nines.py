@@ -843,6 +843,7 @@ JUDGES = {
                                          "rank": {"type": "string"}}}},
                       "card_points": {"type": "array", "items": {"type": "integer"}},
                       "breakdown": _BREAKDOWN}},
+        example={"grid": [["KH", "2S", "KD"], ["3C", "KC", "4C"], ["5C", "KS", "6C"]]},
     ),
 }
 

@@ -19,7 +19,7 @@ from referee.rules.base import (
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
 from referee.rules.fields import Card, Choice, Player, Shaped
-from referee.rules.base import Figures
+from referee.rules.base import Example, Figures
 from referee.texts import N_, T, Text, joined
 
 NAME = "ninety-nine"
@@ -900,6 +900,7 @@ JUDGES = {
                 "explanation": {"type": "string"},
             },
         },
+        example={"total": 53, "card": "2S"},
     ),
 }
 
@@ -932,8 +933,20 @@ FIGURES = Figures(count_figures, needs_steps=True, placing=placing,
                   labels={"tokens_lost": N_("Tokens lost"), "rounds_won": N_("Rounds won at 99")})
 
 
+# The short game the API's documentation plays (referee.api.examples).
+EXAMPLE = Example(
+    players=("Ann", "Bob", "Cid"),
+    moves=({"type": "play", "player": "Ann", "card": "KS"}, {"type": "play", "card": "10H", "value": -10},
+           {"type": "play", "card": "7D"}),
+    illegal={"type": "play", "player": "Ann", "card": "5S"},  # Cid's turn
+    options={"tokens": 1, "record": "rounds"},
+    round={"type": "round_result", "lost": {"Bob": 1, "Cid": 1}, "ended_by": "Bob", "ending": "passed_99"},
+    wrong_round={"type": "round_result", "lost": {"Bob": 2, "Cid": 1}, "ended_by": "Bob", "ending": "passed_99"},
+    refused_verdict=("play", {"total": 53, "card": "2X"}))
+
+
 GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
             phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
             outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, actors=actors, choices=choices,
             facts=facts, refuse_actor=refuse_actor,
-            figures=FIGURES)
+            figures=FIGURES, example=EXAMPLE)

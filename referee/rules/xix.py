@@ -146,6 +146,7 @@ JUDGES = {
             "rule": {"type": "string"},
             "explanation": {"type": "string"},
         }},
+        example={"lead": 10, "follow": 9},
     ),
 }
 

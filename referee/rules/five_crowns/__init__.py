@@ -984,7 +984,8 @@ JUDGES = {
                       "melds": {"type": "array", "items": _CARDS_SCHEMA},
                       "leftover": _CARDS_SCHEMA,
                       "can_go_out": {"type": "boolean"},
-                      "go_out_discard": {"type": "string", "nullable": True}}}),
+                      "go_out_discard": {"type": "string", "nullable": True}}},
+        example={"round": 5, "cards": ["9D", "7C", "JD", "KS"]}),
     "meld": Judge(
         judge_meld,
         N_("Is this a legal book or run (FC-3)?"),
@@ -995,7 +996,8 @@ JUDGES = {
                       "legal": {"type": "boolean"},
                       "kind": {"type": "string", "enum": ["book", "run", None], "nullable": True},
                       "reason": {"type": "string", "nullable": True},
-                      "rule": {"type": "string", "nullable": True}}}),
+                      "rule": {"type": "string", "nullable": True}}},
+        example={"wild": "8", "cards": ["8D", "QD", "Q*"], "decks": 2}),
 }
 
 

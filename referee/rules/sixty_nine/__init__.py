@@ -624,6 +624,7 @@ JUDGES = {
                       "legal": {"type": "boolean"}, "complete": {"type": "boolean"}, "reading": _READING,
                       "reason": {"type": "string", "nullable": True}, "rule": {"type": "string", "nullable": True},
                       "says": base.SAYS}},
+        example={"cards": ["6A", "6B", "7C", "8D"]},
     ),
     "score": Judge(
         judge_score, N_("Round score of captured sets and the cards left in hand (S69-11)."),
@@ -633,6 +634,8 @@ JUDGES = {
                      "oneOf": [_CARD_LIST, {"type": "integer", "minimum": 0, "maximum": 69}]}}},
         response={"type": "object", "required": ["points", "breakdown", "says"],
                   "properties": {"points": {"type": "integer"}, "breakdown": _BREAKDOWN, "says": base.SAYS}},
+        example={"captured": [["6A", "7B", "8C", "9D", "WILD", "5E"], ["WILD", "LOCK", "SCRAMBLE"]],
+                 "hand": ["1F", "2F"]},
     ),
 }
 
