@@ -25,8 +25,8 @@ import tempfile
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
-from urllib.parse import urlencode
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 import click
 

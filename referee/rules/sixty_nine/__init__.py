@@ -22,7 +22,8 @@ from referee.rules.sixty_nine.scoring import MOST_POINTS, score_round
 from referee.rules.sixty_nine.sets import COMPLETE_AT, DECK_SIZE, check_captured, check_copies, read_set
 from referee.rules.base import Figures
 from referee.rules.sixty_nine import scoring
-from referee.rules.sixty_nine.sets import copies_of, is_special  # copies_of: for the game's page
+from referee.rules.sixty_nine.sets import copies_of as copies_of  # shown to the game's page
+from referee.rules.sixty_nine.sets import is_special
 from referee.texts import N_, T, Text, joined
 
 NAME = "sixty-nine"
