@@ -11,18 +11,17 @@ Per game type and per player (finished games only; a game in progress is counted
   it (a corrected round counts as corrected, T-1; ``corrected_rounds`` says how many were);
 - ``adjusted``: the points the table's adjustments (T-2) moved the player's totals by (already in
   the final totals);
-- the game's own figures (``FIGURES``), summed over the games;
+- the game's own figures (its ``figures``, ``referee.rules.base.Figures``), summed over the games;
 - ``head_to_head``: for each pair of players, the games both finished and who placed ahead.
 
 "Best" per game (the game's ``lower_is_better``): where a game counts penalty points, the lowest
 final total and the lowest round score are the best; where it counts points scored or tokens kept
-(a Ninety-nine round's score is minus the tokens lost), the highest is. (In XIX
-the exactly-19 rule lets the player with fewer points win; placing reads the outcome first, so the
-winner is ahead whatever the points say.)
+(a round's score may be minus what was lost), the highest is. (Where a game's winner may have fewer
+points, placing reads the outcome first, so the winner is ahead whatever the points say.)
 
 Placing in a game: winners first; then, among winners and among the others, the better final total
-in the game's direction; equal keys share a place. Ninety-nine's losers all end with no tokens:
-there, whoever was eliminated later placed ahead (players put out by the same move share a place).
+in the game's direction; then the game's own placing, where it declares one (``Figures.placing``,
+such as who was put out later); equal keys share a place.
 """
 from __future__ import annotations
 
@@ -31,10 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.rules import get_engine
-from referee.rules.base import load_move
-from referee.rules.sixty_nine import scoring as s69_scoring
-from referee.rules.sixty_nine.sets import is_special
-
+from referee.rules.base import Game, load_move
 
 
 @dataclass
@@ -77,94 +73,17 @@ def replay(engine, game: GameData, keep_steps: bool) -> _Replay:
     return _Replay(state, steps)
 
 
-# ---------------------------------------------------------------- each game's own figures
-# ``fn(final state, steps) -> {player: {figure: count}}``; ``steps`` is None unless the game's
-# entry asks for a replay (``needs_replay``).
-
-def _ninety_nine(final: dict, steps) -> dict:
-    """Tokens lost in rounds (N99-5, N99-7); rounds won by reaching exactly 99 (N99-5): the play
-    that closed a round whose pile ended on 99."""
-    figures = {p: {"tokens_lost": -sum(r["scores"].get(p, 0) for r in final["rounds"]), "rounds_won": 0}
-               for p in final["players"]}
-    for move, before, after in steps:
-        if (move["type"] == "play" and len(after["rounds"]) > len(before["rounds"])
-                and after["rounds"][-1].get("final_total") == 99):
-            figures[move["player"]]["rounds_won"] += 1
-    return figures
-
-
-_S69_BONUSES = {s69_scoring.SIX_NINE_BONUS: "six_nine_bonuses", s69_scoring.SPECIALS_BONUS: "specials_bonuses",
-                s69_scoring.SIX_CARD_BONUS: "six_card_bonuses"}
-
-
-def _sixty_nine(final: dict, steps) -> dict:
-    """Sets captured and the bonuses they earned (S69-11), read from each round's captured sets in
-    the state the round ended in."""
-    names = ["sets_captured", "cards_captured", *_S69_BONUSES.values(), "collections", "bonus_points"]
-    figures = {p: dict.fromkeys(names, 0) for p in final["players"]}
-    for _move, before, after in steps:
-        if len(after["rounds"]) == len(before["rounds"]):
-            continue
-        for player, sets in after["captured"].items():
-            mine = figures[player]
-            mine["sets_captured"] += len(sets)
-            for captured in sets:
-                mine["cards_captured"] += len(captured["cards"])
-                for bonus in s69_scoring.set_bonuses(captured["cards"]):
-                    mine[_S69_BONUSES[bonus["points"]]] += 1
-                    mine["bonus_points"] += bonus["points"]
-            full = s69_scoring.collections([c for s in sets for c in s["cards"] if not is_special(c)])
-            mine["collections"] += full
-            mine["bonus_points"] += full * s69_scoring.COLLECTION_BONUS
-    return figures
-
-
-def _five_crowns(final: dict, steps) -> dict:
-    """Rounds the player went out in (FC-4), the tie-break round included."""
-    return {p: {"rounds_out": sum(1 for r in final["rounds"] if r.get("went_out") == p)} for p in final["players"]}
-
-
-def _nines(final: dict, steps) -> dict:
-    """Sets in the final grids (N9-5): a card in a row and a column set counts in both sets."""
-    return {p: {"sets_made": sum(len((r.get("sets") or {}).get(p) or []) for r in final["rounds"])}
-            for p in final["players"]}
-
-
-def _xix(final: dict, steps) -> dict:
-    """Exchanges won (X19-4) and strikes received (X19-3)."""
-    return {p: {"exchanges_won": sum(1 for r in final["rounds"] if r.get("winner") == p),
-                "strikes": sum((r.get("strikes") or {}).get(p, 0) for r in final["rounds"])}
-            for p in final["players"]}
-
-
-@dataclass(frozen=True)
-class Figures:
-    fn: Callable[[dict, Any], dict]
-    needs_replay: bool = False
-
-
-FIGURES = {
-    "ninety-nine": Figures(_ninety_nine, needs_replay=True),
-    "sixty-nine": Figures(_sixty_nine, needs_replay=True),
-    "five-crowns": Figures(_five_crowns),
-    "nines": Figures(_nines),
-    "xix": Figures(_xix),
-}
-
-
 # ---------------------------------------------------------------- one game
 
-def _placing_keys(name: str, final: dict, steps, standings: dict, winners: list[str]) -> dict:
-    """A sort key per player (smaller is ahead)."""
-    sign = 1 if lower_is_better(name) else -1
+def _placing_keys(engine: Game, final: dict, steps, standings: dict, winners: list[str]) -> dict:
+    """A sort key per player (smaller is ahead): the winners, the totals, then the game's own
+    placing where it has one (``Figures.placing``)."""
+    sign = 1 if engine.lower_is_better else -1
     keys = {p: (p not in winners, sign * standings[p]) for p in final["players"]}
-    if name == "ninety-nine" and steps is not None:
-        out_at = {}
-        for index, (_move, before, after) in enumerate(steps):
-            for p in after["out"][len(before["out"]):]:
-                out_at[p] = index
-        never = len(steps)
-        keys = {p: (*keys[p], -out_at.get(p, never)) for p in keys}
+    spec = engine.figures
+    if spec is not None and spec.placing is not None and steps is not None:
+        extra = spec.placing(final, steps)
+        keys = {p: (*keys[p], extra[p]) for p in keys}
     return keys
 
 
@@ -195,8 +114,8 @@ def _adjusted(final: dict) -> dict:
 def summarize(game: GameData, resolve: Callable[[str], str] | None = None) -> dict:
     """One game's figures, with every name as the group knows it now."""
     engine = get_engine(game.game)
-    spec = FIGURES.get(game.game)
-    needs_replay = spec is not None and spec.needs_replay
+    spec = engine.figures
+    needs_replay = spec is not None and spec.needs_steps
     if game.state is not None and not needs_replay:
         final, steps = game.state, None
     else:
@@ -205,9 +124,9 @@ def summarize(game: GameData, resolve: Callable[[str], str] | None = None) -> di
     outcome = engine.outcome(final)
     standings = engine.standings(final)
     name = _resolver(final["players"], resolve)
-    keys = _placing_keys(game.game, final, steps, standings, outcome["winners"])
+    keys = _placing_keys(engine, final, steps, standings, outcome["winners"])
     places = _places(keys)
-    figures = spec.fn(final, steps) if spec else {p: {} for p in final["players"]}
+    figures = spec.count(final, steps) if spec else {p: {} for p in final["players"]}
 
     def by_name(values: dict) -> dict:
         return {name[p]: v for p, v in values.items() if p in name}
@@ -259,7 +178,7 @@ def aggregate(game: str, summaries: list[dict]) -> dict:
             entry["best_final"] = final if entry["best_final"] is None else better(entry["best_final"], final)
             for r in s["rounds"]:
                 if p not in r["scores"]:
-                    continue  # sat out (a Five Crowns tie-break round)
+                    continue  # sat the round out (a tie-break round among some players)
                 score = r["scores"][p]
                 entry["rounds"] += 1
                 entry["corrected_rounds"] += r["corrected"]

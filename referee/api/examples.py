@@ -1,7 +1,9 @@
 """The examples of the OpenAPI document: one for every request and response body, each what the
-service really sent or answered at one table (``play`` below: a group, a game of Ninety-nine played,
-undone, exported, imported and rematched, a finished game, its links, renames, every game's
-verdicts, and refusals).
+service really sent or answered at one table (``play`` below: a group, a game played, undone,
+exported, imported and rematched, a finished game, its links, renames, every game's verdicts, and
+refusals). The game played is the first registered one that declares its example (``Game.example``,
+``referee.rules.base.Example``: its moves, its short game, what it refuses); the verdicts are asked
+each judge's declared ``example``.
 
 They live in ``examples.json`` beside this module, keyed ``<operationId> request``, ``<operationId>
 <status>`` and ``problem <what>``. ``flask --app wsgi openapi examples`` plays the scenario again
@@ -11,7 +13,8 @@ change of the document): needed after a change of what the service answers
 tokens and times differ on every run: the file holds stand-ins for them (``stand_ins``), the same on
 every run, so that ``openapi.yaml`` changes only with the answers.
 
-A sixth game needs nothing here: the examples name the games they were played with as data."""
+A new game needs nothing here: it declares its verdicts' examples (and may declare a game's).
+Nothing here names a game."""
 from __future__ import annotations
 
 import json
@@ -22,9 +25,13 @@ import tempfile
 from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 import click
+
+if TYPE_CHECKING:
+    from referee.rules.base import Game
 
 EXAMPLES_FILE = Path(__file__).with_name("examples.json")
 
@@ -49,24 +56,21 @@ def optional_example(name: str) -> dict:
 
 # ---------------------------------------------------------------- the scenario
 
-PLAYERS = ["Ann", "Bob", "Cid"]
-CREATE = {"game": "ninety-nine", "players": PLAYERS}  # and the group's id, once it exists
-PLAYS = [{"type": "play", "player": "Ann", "card": "KS"},
-         {"type": "play", "card": "10H", "value": -10},  # the player to play is implied (G-1)
-         {"type": "play", "card": "7D"}]
-# a short game, finished in one round entered whole (T-4): its record, score sheet and stats
-FINISHED = {"game": "ninety-nine", "players": PLAYERS, "options": {"tokens": 1, "record": "rounds"}}
-ROUND = {"type": "round_result", "lost": {"Bob": 1, "Cid": 1}, "ended_by": "Bob", "ending": "passed_99"}
-VERDICTS = {
-    "ninety-nine/play": {"total": 53, "card": "2S"},
-    "nines/grid": {"grid": [["KH", "2S", "KD"], ["3C", "KC", "4C"], ["5C", "KS", "6C"]]},
-    "five-crowns/hand": {"round": 5, "cards": ["9D", "7C", "JD", "KS"]},
-    "five-crowns/meld": {"wild": "8", "cards": ["8D", "QD", "Q*"], "decks": 2},
-    "xix/trick": {"lead": 10, "follow": 9},
-    "sixty-nine/set": {"cards": ["6A", "6B", "7C", "8D"]},
-    "sixty-nine/score": {"captured": [["6A", "7B", "8C", "9D", "WILD", "5E"], ["WILD", "LOCK", "SCRAMBLE"]],
-                         "hand": ["1F", "2F"]},
-}
+def example_game() -> Game:
+    """The game the scenario plays: the first registered one that declares an example."""
+    from referee.rules import ENGINES
+
+    return next(game for game in ENGINES.values() if game.example is not None)
+
+
+def verdicts() -> dict[str, dict]:
+    """``{"<game>/<verdict>": body}``: each registered judge's declared example."""
+    from referee.rules import ENGINES
+
+    return {f"{game.name}/{name}": judge.example for game in ENGINES.values() for name, judge in game.judges.items()
+            if judge.example is not None}
+
+
 SCRATCH_CONFIG = {"TESTING": True, "SECRET_KEY": "examples", "RATELIMIT_ENABLED": True,
                   "RATELIMIT_STORAGE_URI": "memory://",
                   "RATELIMIT_CREATE": "20 per minute"}  # more than the scenario makes: then a 429
@@ -84,6 +88,15 @@ def play(app) -> dict[str, Any]:
     """Every example, as the app answers the scenario now (with its real ids, tokens and times)."""
     client = app.test_client()
     found: dict[str, Any] = {}
+    game_type = example_game()
+    scene = game_type.example
+    assert scene is not None
+    moves = scene.moves
+    create = {"game": game_type.name, "players": list(scene.players)}  # and the group's id, once it exists
+    # a short game, finished in one round entered whole (T-4): its record, score sheet and stats
+    short = {**create, "options": scene.options}
+    alone = list(scene.players[:1])
+    assert game_type.players[0] > 1, "the scenario's refusal of too few players needs a game of two or more"
 
     def call(method: str, path: str, name: str | None = None, body: Any = None, token: str | None = None,
              status: int | None = None, **kwargs) -> Any:
@@ -105,44 +118,43 @@ def play(app) -> dict[str, Any]:
 
     group = call("POST", "/groups", "createGroup", {"name": "Friday cards"}, status=201)
     group_token = group["token"]
-    found["problem group token needed"] = call("POST", "/games", body={**CREATE, "group": group["id"]}, status=401)
-    found["problem wrong group token"] = call("POST", "/games", body={**CREATE, "group": group["id"]},
+    found["problem group token needed"] = call("POST", "/games", body={**create, "group": group["id"]}, status=401)
+    found["problem wrong group token"] = call("POST", "/games", body={**create, "group": group["id"]},
                                               token="not-the-token", status=403)
-    found["problem invalid players"] = call("POST", "/games", body={**CREATE, "players": ["Ann"]}, status=422)
-    game = call("POST", "/games", "createGame", {**CREATE, "group": group["id"]}, group_token, status=201)
+    found["problem invalid players"] = call("POST", "/games", body={**create, "players": alone}, status=422)
+    game = call("POST", "/games", "createGame", {**create, "group": group["id"]}, group_token, status=201)
     token, path = game["token"], f"/games/{game['id']}"
-    call("POST", f"{path}/moves", body=PLAYS[0], token=token, status=201)
-    call("POST", f"{path}/moves", "applyMove", PLAYS[1], token, status=201)
-    call("POST", f"{path}/moves", body=PLAYS[2], token=token, status=201)
+    call("POST", f"{path}/moves", body=moves[0], token=token, status=201)
+    call("POST", f"{path}/moves", "applyMove", moves[1], token, status=201)
+    call("POST", f"{path}/moves", body=moves[2], token=token, status=201)
     call("GET", path, "getGame", status=200)
     call("POST", f"{path}/undo", "undoMove", token=token, status=200)
-    found["problem illegal move"] = call("POST", f"{path}/moves", body={**PLAYS[0], "card": "5S"}, token=token,
-                                         status=422)
+    found["problem illegal move"] = call("POST", f"{path}/moves", body=scene.illegal, token=token, status=422)
     call("GET", f"{path}/moves", "getMoveLog", status=200)
     link = call("POST", f"{path}/links", "createLink", {"label": "Bob's phone"}, token, status=201)
     call("GET", f"{path}/links", "listLinks", token=token, status=200)
     call("DELETE", f"{path}/links/{link['id']}", token=token, status=204)
-    found["problem stale version"] = call("POST", f"{path}/moves", body=PLAYS[2], token=token, status=412,
+    found["problem stale version"] = call("POST", f"{path}/moves", body=moves[2], token=token, status=412,
                                           headers={"If-Match": '"1"'})
-    found["problem no token"] = call("POST", f"{path}/moves", body=PLAYS[2], status=401)
-    found["problem wrong token"] = call("POST", f"{path}/moves", body=PLAYS[2], token="not-the-token", status=403)
-    found["problem malformed"] = call("POST", f"{path}/moves", token=token, data=b'{"type": "play",', status=400,
+    found["problem no token"] = call("POST", f"{path}/moves", body=moves[2], status=401)
+    found["problem wrong token"] = call("POST", f"{path}/moves", body=moves[2], token="not-the-token", status=403)
+    found["problem malformed"] = call("POST", f"{path}/moves", token=token, data=json.dumps(moves[2])[:-1], status=400,
                                       content_type="application/json")
-    found["problem not json"] = call("POST", f"{path}/moves", token=token, data=b"type=play", status=415,
+    found["problem not json"] = call("POST", f"{path}/moves", token=token, data=urlencode(moves[2]), status=415,
                                      content_type="application/x-www-form-urlencoded")
     found["problem too large"] = call("POST", f"{path}/moves", token=token, status=413,
-                                      data=json.dumps({"type": "play", "card": "7D", "x": "7" * 70_000}),
+                                      data=json.dumps({**moves[2], "x": "7" * 70_000}),
                                       content_type="application/json")
     found["problem no game"] = call("GET", "/games/k3Jq9ZtWb2xVhN7p", status=404)
     found["problem no group"] = call("GET", "/groups/q8Rz2LmVx5TbW3yK", status=404)
     found["problem invalid input"] = call("POST", "/groups", body={"name": " "}, status=422)
 
-    finished = call("POST", "/games", body={**FINISHED, "group": group["id"]}, token=group_token, status=201)
+    finished = call("POST", "/games", body={**short, "group": group["id"]}, token=group_token, status=201)
     finished_path = f"/games/{finished['id']}"
-    call("POST", f"{finished_path}/moves", body=ROUND, token=finished["token"], status=201)
+    call("POST", f"{finished_path}/moves", body=scene.round, token=finished["token"], status=201)
     record = call("GET", f"{finished_path}/export", "exportGame", token=finished["token"], status=200)
     call("GET", f"{finished_path}/export.csv", "exportScoreSheet", status=200)
-    wrong = {**record, "moves": [{**record["moves"][0], "payload": {**ROUND, "lost": {"Bob": 2, "Cid": 1}}}]}
+    wrong = {**record, "moves": [{**record["moves"][0], "payload": scene.wrong_round}]}
     found["problem import refused"] = call("POST", "/games/import", body=wrong, token=group_token, status=422)
     call("POST", "/games/import", "importGame", record, group_token, status=201)
 
@@ -164,14 +176,14 @@ def play(app) -> dict[str, Any]:
     call("GET", f"/groups/{group['id']}/export.csv", "exportGroup", status=200)
     call("POST", f"/groups/{group['id']}/token", "rotateGroupToken", token=group_token, status=200)
 
-    for route, body in VERDICTS.items():
+    for route, body in verdicts().items():
         call("POST", f"/judge/{route}", f"judge {route}", body, status=200)
-    found["problem invalid verdict"] = call("POST", "/judge/ninety-nine/play", body={"total": 53, "card": "2X"},
-                                            status=422)
-    found["getRules 200"] = rules = call("GET", "/rules/ninety-nine", status=200)
+    verdict, refused = scene.refused_verdict
+    found["problem invalid verdict"] = call("POST", f"/judge/{game_type.name}/{verdict}", body=refused, status=422)
+    found["getRules 200"] = rules = call("GET", f"/rules/{game_type.name}", status=200)
     found["listRules 200"] = [game for game in call("GET", "/rules", status=200) if game == rules]
     for _ in range(20):  # the rest of the minute's budget, then its refusal
-        created = client.post("/api/v1/games", json={**CREATE, "players": ["Ann"]})
+        created = client.post("/api/v1/games", json={**create, "players": alone})
         if created.status_code == 429:
             found["problem too many games"] = created.get_json()
             break

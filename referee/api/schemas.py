@@ -74,11 +74,10 @@ class AllowedMoveSchema(Schema):
                        "where the field may be null or left out).",
         "example": {"source": ["stock", "discard"], "position": [0, 1, 2, 3, 4, 5, 6, 7, 8, None]}})
     facts = fields.Dict(keys=fields.String(), metadata={
-        "description": "What else helps to fill the move in and is no field's values, by name: Nines' "
-                       "`face_down` (the grid positions whose card a turn names in `replaced`), 69's `open_sets` "
-                       "(the ids of the complete sets that take a chance: the keys a chance's `sets` may use), "
-                       "XIX's `open_hand` and `face_up` (the strike-row cards face up, by slot), Ninety-nine's "
-                       "`declared` (the values a 10 or an A may be declared as, by rank). Left out when empty.",
+        "description": "What else helps to fill the move in and is no field's values, by name, as each game "
+                       "declares it (its rules listing): such as the grid positions face down, the ids of the "
+                       "sets that take a chance, the cards face up by slot, the values a card may be declared "
+                       "as. Left out when empty.",
         "example": {"face_down": [1, 4, 7]}})
 
 
@@ -276,8 +275,8 @@ class PlayerStatsSchema(OpenSchema):
     won = fields.Integer(metadata={"description": "Games won (a shared win counts for each winner)."})
     win_rate = fields.Float(metadata={"description": "won / games."})
     average_final = fields.Float(metadata={"description": "Mean final total (the game's standings)."})
-    best_final = fields.Integer(metadata={"description": "Best final total: lowest in Five Crowns and Nines, "
-                                                         "highest elsewhere."})
+    best_final = fields.Integer(metadata={"description": "Best final total: the lowest where the game counts penalty "
+                                                         "points (`lower_is_better`), else the highest."})
     rounds = fields.Integer(metadata={"description": "Rounds (hands, exchanges) scored."})
     best_round = fields.Integer(allow_none=True)
     worst_round = fields.Integer(allow_none=True)
@@ -285,8 +284,8 @@ class PlayerStatsSchema(OpenSchema):
     adjusted = fields.Integer(metadata={"description": "Points the table's adjustments (T-2) added to the final "
                                                        "totals (negative: taken off)."})
     figures = fields.Dict(keys=fields.String(), values=fields.Integer(), metadata={
-        "description": "The game's own figures: 69 sets and bonuses, Ninety-nine tokens lost and rounds won, "
-                       "Five Crowns rounds gone out, Nines sets made, XIX exchanges won and strikes."})
+        "description": "The game's own figures, by name, as the game declares them (sets captured, rounds "
+                       "won, strikes...), summed over its finished games; empty for a game without."})
 
 
 class HeadToHeadSchema(Schema):
@@ -300,7 +299,8 @@ class HeadToHeadSchema(Schema):
 
 class GameTypeStatsSchema(Schema):
     game = fields.String()
-    lower_is_better = fields.Boolean(metadata={"description": "True for Five Crowns and Nines (penalty points)."})
+    lower_is_better = fields.Boolean(metadata={"description": "True where the game counts penalty points: the "
+                                                              "lowest totals are best."})
     games = fields.Integer(metadata={"description": "Finished games (the only ones scored)."})
     in_progress = fields.Integer()
     players = fields.Dict(keys=fields.String(), values=fields.Nested(PlayerStatsSchema))
@@ -330,7 +330,7 @@ class ProblemSchema(OpenSchema):
                        "for a number in a range, {\"minimum\": lo, \"maximum\": hi} (either bound may be left "
                        "out); for a field that maps names to values (a player's points, tokens lost, strikes), an "
                        "object with those names as keys and one of these forms under each (an entry that is "
-                       "itself an object, such as 69's per-player round, again by its own field names). "
+                       "itself an object, such as a player's round entered whole, again by its own field names). "
                        "Example: {\"player\": [\"Ann\"]}; {\"points\": {\"minimum\": -2, \"maximum\": 1000}}.",
         "example": {"player": ["Ann"]}})
     errors = fields.Dict(metadata={"description": "A malformed body: each field at fault (by its path) and what "

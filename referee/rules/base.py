@@ -31,6 +31,8 @@ and, each with its default here:
 ``lower_is_better`` True where totals are penalty points (the standings and the stats rank upwards)
 ``phase_labels``    ``{phase: N_(label)}`` for a phase (or step) the pages' shared catalogue of
                     phase labels lacks; the others print from the catalogue
+``figures``         the game's own figures in the group's stats (``Figures``); default none
+``example``         a short game the API's documentation plays (``Example``); default none
 ``actors(state, kind) -> [names] | None``   who may make the move now (None: the move names no
                                              player who must be entitled); default ``to_play``
 ``choices(state, kind) -> dict | None``     the legal values of its fields where the choice is
@@ -77,7 +79,7 @@ from referee.rules.fields import Choice, Field, Flag, Int, Player, Shaped, Text 
 from referee.texts import N_, Joined, T, Text, joined
 
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "Game", "apply_move", "load_move",
-           "implied_actor", "SAYS",
+           "implied_actor", "SAYS", "Figures", "Example",
            "allowed_moves", "public_state", "public_move", "next_state", "SHARED_RULINGS", "shared", "adjust_move",
            "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move",
            "between", "moves_instead"]
@@ -460,6 +462,41 @@ class Judge:
     summary: str
     request: dict = field(default_factory=lambda: {"type": "object"})
     response: dict = field(default_factory=lambda: {"type": "object"})
+    example: dict | None = None  # a body the API's documentation asks it (``referee.api.examples``)
+
+
+@dataclass(frozen=True)
+class Figures:
+    """A game's own figures in a group's stats (``referee.stats``), beside those every game has.
+
+    ``count(final state, steps) -> {player: {figure: number}}``; ``steps`` is the replay, one
+    ``(clean move, state before, state after)`` per move in effect, when ``needs_steps`` (a figure
+    the final state does not keep), else None. ``labels`` names each figure on the pages
+    (``{figure: N_(label)}``). ``placing(final state, steps) -> {player: key}`` orders the players
+    the winners and the totals leave level (smaller is ahead), or None: level players share a place."""
+
+    count: Callable[[dict, Any], dict]
+    needs_steps: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+    placing: Callable[[dict, Any], dict] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Example:
+    """A short game the API's documentation plays (``referee.api.examples``: every body it shows is
+    what the service answered). ``players`` sit at the table; ``moves`` are three moves in a row
+    from the start, the second leaving its player out (G-1); once the third is undone, ``illegal``
+    is refused. A game of ``options`` ends with ``round`` entered whole (T-4), and a record holding
+    ``wrong_round`` in its place is refused on import. ``refused_verdict`` names one of the game's
+    verdicts and a body it refuses as malformed."""
+
+    players: tuple[str, ...]
+    moves: tuple[dict, dict, dict]
+    illegal: dict
+    options: dict
+    round: dict
+    wrong_round: dict
+    refused_verdict: tuple[str, dict]
 
 
 class NewGame(Protocol):
@@ -494,6 +531,8 @@ class Game:
     round_label: str = "round"
     lower_is_better: bool = False
     phase_labels: dict[str, str] = field(default_factory=dict)
+    figures: Figures | None = None
+    example: Example | None = None
     actors: Callable[[dict, str], list[str] | None] = default_actors
     choices: Callable[[dict, str], dict | None] = no_choices
     facts: Callable[[dict, str], dict] = no_facts

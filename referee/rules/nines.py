@@ -32,6 +32,7 @@ from referee.rules.base import (
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Choice, Int, Player, Shaped
 from referee.rules.vocabulary import shown
+from referee.rules.base import Figures
 from referee.texts import N_, T, Text
 
 NAME = "nines"
@@ -841,12 +842,25 @@ JUDGES = {
                                          "rank": {"type": "string"}}}},
                       "card_points": {"type": "array", "items": {"type": "integer"}},
                       "breakdown": _BREAKDOWN}},
+        example={"grid": [["KH", "2S", "KD"], ["3C", "KC", "4C"], ["5C", "KS", "6C"]]},
     ),
 }
+
+
+# ---------------------------------------------------------------- the group's stats
+
+def count_figures(final: dict, steps) -> dict:
+    """Sets in the final grids (N9-5): a card in a row and a column set counts in both sets."""
+    return {p: {"sets_made": sum(len((r.get("sets") or {}).get(p) or []) for r in final["rounds"])}
+            for p in final["players"]}
+
+
+FIGURES = Figures(count_figures, labels={"sets_made": N_("Sets made")})
 
 
 GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
             phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
             outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, round_label=ROUND_LABEL,
             lower_is_better=LOWER_IS_BETTER, actors=actors, choices=choices, facts=facts, refuse_phase=refuse_phase,
-            refuse_actor=refuse_actor)
+            refuse_actor=refuse_actor,
+            figures=FIGURES)

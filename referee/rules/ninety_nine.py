@@ -19,6 +19,7 @@ from referee.rules.base import (
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
 from referee.rules.fields import Card, Choice, Player, Shaped
+from referee.rules.base import Example, Figures
 from referee.texts import N_, T, Text, joined
 
 NAME = "ninety-nine"
@@ -898,11 +899,53 @@ JUDGES = {
                 "explanation": {"type": "string"},
             },
         },
+        example={"total": 53, "card": "2S"},
     ),
 }
+
+
+# ---------------------------------------------------------------- the group's stats
+
+def count_figures(final: dict, steps) -> dict:
+    """Tokens lost in rounds (N99-5, N99-7); rounds won by reaching exactly 99 (N99-5): the play
+    that closed a round whose pile ended on 99."""
+    figures = {p: {"tokens_lost": -sum(r["scores"].get(p, 0) for r in final["rounds"]), "rounds_won": 0}
+               for p in final["players"]}
+    for move, before, after in steps:
+        if (move["type"] == "play" and len(after["rounds"]) > len(before["rounds"])
+                and after["rounds"][-1].get("final_total") == 99):
+            figures[move["player"]]["rounds_won"] += 1
+    return figures
+
+
+def placing(final: dict, steps) -> dict:
+    """The losers all end with no tokens: whoever was eliminated later placed ahead (players put out
+    by the same move share a place)."""
+    out_at = {}
+    for index, (_move, before, after) in enumerate(steps):
+        for p in after["out"][len(before["out"]):]:
+            out_at[p] = index
+    return {p: -out_at.get(p, len(steps)) for p in final["players"]}
+
+
+FIGURES = Figures(count_figures, needs_steps=True, placing=placing,
+                  labels={"tokens_lost": N_("Tokens lost"), "rounds_won": N_("Rounds won at 99")})
+
+
+# The short game the API's documentation plays (referee.api.examples).
+EXAMPLE = Example(
+    players=("Ann", "Bob", "Cid"),
+    moves=({"type": "play", "player": "Ann", "card": "KS"}, {"type": "play", "card": "10H", "value": -10},
+           {"type": "play", "card": "7D"}),
+    illegal={"type": "play", "player": "Ann", "card": "5S"},  # Cid's turn
+    options={"tokens": 1, "record": "rounds"},
+    round={"type": "round_result", "lost": {"Bob": 1, "Cid": 1}, "ended_by": "Bob", "ending": "passed_99"},
+    wrong_round={"type": "round_result", "lost": {"Bob": 2, "Cid": 1}, "ended_by": "Bob", "ending": "passed_99"},
+    refused_verdict=("play", {"total": 53, "card": "2X"}))
 
 
 GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
             phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
             outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, actors=actors, choices=choices,
-            facts=facts, refuse_actor=refuse_actor)
+            facts=facts, refuse_actor=refuse_actor,
+            figures=FIGURES, example=EXAMPLE)

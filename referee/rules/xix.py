@@ -34,6 +34,7 @@ from referee.rules.base import (
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
 from referee.rules.fields import Card, Choice, Int, Player, Shaped
+from referee.rules.base import Figures
 from referee.texts import N_, T, Text
 
 NAME = "xix"
@@ -144,6 +145,7 @@ JUDGES = {
             "rule": {"type": "string"},
             "explanation": {"type": "string"},
         }},
+        example={"lead": 10, "follow": 9},
     ),
 }
 
@@ -924,7 +926,20 @@ MOVES = {
 }
 
 
+# ---------------------------------------------------------------- the group's stats
+
+def count_figures(final: dict, steps) -> dict:
+    """Exchanges won (X19-4) and strikes received (X19-3)."""
+    return {p: {"exchanges_won": sum(1 for r in final["rounds"] if r.get("winner") == p),
+                "strikes": sum((r.get("strikes") or {}).get(p, 0) for r in final["rounds"])}
+            for p in final["players"]}
+
+
+FIGURES = Figures(count_figures, labels={"exchanges_won": N_("Exchanges won"), "strikes": N_("Strikes received")})
+
+
 GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
             phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
             outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, round_label=ROUND_LABEL, choices=choices,
-            facts=facts, refuse_phase=refuse_phase, refuse_actor=refuse_actor)
+            facts=facts, refuse_phase=refuse_phase, refuse_actor=refuse_actor,
+            figures=FIGURES)

@@ -13,7 +13,7 @@ table's corrections.
   (``referee.stats``), a chart of wins over time and the CSV export.
 - A finished game offers the next game at the table: ``groups.rematch`` makes it once; a phone at
   the table that presses after another one did joins that same game (``links.join_rematch``).
-- A round entered whole (Five Crowns, Nines) is corrected on its own page, filled with the round's
+- A round entered whole (T-4) is corrected on its own page, filled with the round's
   result (``correct_round``, T-1); a score is adjusted from the game page (``adjust``, T-2).
 
 Every write goes through the store's functions, as the API's do; the engines decide what is legal.
@@ -42,16 +42,6 @@ from referee.web.views import (
 
 PAGE = 20  # games per page of a group's list
 STATUSES = {"in_progress": lazy_gettext("in progress"), "finished": lazy_gettext("finished")}
-# The games' own figures (``stats.FIGURES``), as the page names them; one it lacks shows as its key.
-FIGURES = {
-    "tokens_lost": lazy_gettext("Tokens lost"), "rounds_won": lazy_gettext("Rounds won at 99"),
-    "sets_captured": lazy_gettext("Sets captured"), "cards_captured": lazy_gettext("Cards captured"),
-    "six_nine_bonuses": lazy_gettext("6-and-9 bonuses"), "specials_bonuses": lazy_gettext("Specials bonuses"),
-    "six_card_bonuses": lazy_gettext("Six-card bonuses"), "collections": lazy_gettext("Collections"),
-    "bonus_points": lazy_gettext("Bonus points"), "rounds_out": lazy_gettext("Rounds gone out"),
-    "sets_made": lazy_gettext("Sets made"), "exchanges_won": lazy_gettext("Exchanges won"),
-    "strikes": lazy_gettext("Strikes received"),
-}
 
 
 # ---------------------------------------------------------------- make a group
@@ -115,7 +105,7 @@ def _group_page(group, status: int = 200, refusal: dict | None = None, values: d
     return render_template(
         "group.html", group=group, holder=key is not None, games=listing, older=older, after=after,
         filters=filters, game_type=game_type, state=state, statuses=STATUSES, figures=figures,
-        figure_names=FIGURES, wins=wins_chart(summaries), players=groups.players_of(group.id),
+        wins=wins_chart(summaries), players=groups.players_of(group.id),
         refusal=refusal, values=values or {}, phones=phones, revoked=g.get("group_key_revoked", False),
         export=url_for("records.GroupExport", group_id=group.id, **({"game": game_type} if game_type else {})),
     ), status

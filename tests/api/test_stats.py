@@ -317,6 +317,11 @@ def test_the_stats_equal_a_recomputation_from_the_logs(client, friday):
     assert sum(p["figures"]["strikes"] for p in body["games"]["xix"]["players"].values()) > 0
     assert sum(p["corrected_rounds"] for p in body["games"]["five-crowns"]["players"].values()) >= 3
     assert body["games"]["sixty-nine"]["players"]["Bob"]["adjusted"] >= 3
+    # each figure a game counts, its engine names for the pages (Figures.labels)
+    for name, block in body["games"].items():
+        counted = {k for entry in block["players"].values() for k in entry["figures"]}
+        declared = ENGINES[name].figures
+        assert counted <= set(declared.labels if declared else ()), name
     check_series(client, group)
     check_group_export(client, group, played)
 

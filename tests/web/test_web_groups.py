@@ -335,6 +335,15 @@ def test_the_home_page_says_who_won_and_who_leads(client):
     assert "Bob won" in mine and "Bob leads" in mine  # Five Crowns: the lowest total leads
 
 
+def test_the_group_page_names_each_games_own_figures_as_its_engine_declares_them(client):
+    group_id = make_group(client)
+    play_99(client, start(client, "ninety-nine", "Ann\nBob", group_id, tokens="1"))
+    html = client.get(f"/groups/{group_id}").get_data(as_text=True)
+    assert '<th scope="row">Tokens lost</th>' in html and '<th scope="row">Rounds won at 99</th>' in html
+    german = client.get(f"/groups/{group_id}?lang=de").get_data(as_text=True)
+    assert '<th scope="row">Verlorene Marken</th>' in german  # the engine's catalogue
+
+
 def test_group_forms_refused_without_a_500_and_nothing_changes(app, client):
     # bad CSRF: no group
     assert client.post("/groups", data={"name": "Friday cards"}).status_code == 400

@@ -29,6 +29,7 @@ from referee.rules.base import (
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Cards, Choice, Player, Shaped
 from referee.rules.vocabulary import shown
+from referee.rules.base import Figures
 from referee.texts import N_, T, Text, joined
 from referee.rules.five_crowns.solver import (RANKS, best_discard, best_lay_down, can_meld_all, card_points,
                                               go_out_discard, is_wild, meld_kind, sort_key, stand_ins,
@@ -981,7 +982,8 @@ JUDGES = {
                       "melds": {"type": "array", "items": _CARDS_SCHEMA},
                       "leftover": _CARDS_SCHEMA,
                       "can_go_out": {"type": "boolean"},
-                      "go_out_discard": {"type": "string", "nullable": True}}}),
+                      "go_out_discard": {"type": "string", "nullable": True}}},
+        example={"round": 5, "cards": ["9D", "7C", "JD", "KS"]}),
     "meld": Judge(
         judge_meld,
         N_("Is this a legal book or run (FC-3)?"),
@@ -992,11 +994,23 @@ JUDGES = {
                       "legal": {"type": "boolean"},
                       "kind": {"type": "string", "enum": ["book", "run", None], "nullable": True},
                       "reason": {"type": "string", "nullable": True},
-                      "rule": {"type": "string", "nullable": True}}}),
+                      "rule": {"type": "string", "nullable": True}}},
+        example={"wild": "8", "cards": ["8D", "QD", "Q*"], "decks": 2}),
 }
+
+
+# ---------------------------------------------------------------- the group's stats
+
+def count_figures(final: dict, steps) -> dict:
+    """Rounds the player went out in (FC-4), the tie-break round included."""
+    return {p: {"rounds_out": sum(1 for r in final["rounds"] if r.get("went_out") == p)} for p in final["players"]}
+
+
+FIGURES = Figures(count_figures, labels={"rounds_out": N_("Rounds gone out")})
 
 
 GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
             phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
             outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, lower_is_better=LOWER_IS_BETTER,
-            actors=actors, choices=choices, refuse_phase=refuse_phase, refuse_actor=refuse_actor)
+            actors=actors, choices=choices, refuse_phase=refuse_phase, refuse_actor=refuse_actor,
+            figures=FIGURES)

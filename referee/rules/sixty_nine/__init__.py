@@ -20,6 +20,10 @@ from referee.rules.vocabulary import shown
 from referee.rules.sixty_nine import game
 from referee.rules.sixty_nine.scoring import MOST_POINTS, score_round
 from referee.rules.sixty_nine.sets import COMPLETE_AT, DECK_SIZE, check_captured, check_copies, read_set
+from referee.rules.base import Figures
+from referee.rules.sixty_nine import scoring
+from referee.rules.sixty_nine.sets import copies_of as copies_of  # shown to the game's page
+from referee.rules.sixty_nine.sets import is_special
 from referee.texts import N_, T, Text, joined
 
 NAME = "sixty-nine"
@@ -621,6 +625,7 @@ JUDGES = {
                       "legal": {"type": "boolean"}, "complete": {"type": "boolean"}, "reading": _READING,
                       "reason": {"type": "string", "nullable": True}, "rule": {"type": "string", "nullable": True},
                       "says": base.SAYS}},
+        example={"cards": ["6A", "6B", "7C", "8D"]},
     ),
     "score": Judge(
         judge_score, N_("Round score of captured sets and the cards left in hand (S69-11)."),
@@ -630,11 +635,48 @@ JUDGES = {
                      "oneOf": [_CARD_LIST, {"type": "integer", "minimum": 0, "maximum": 69}]}}},
         response={"type": "object", "required": ["points", "breakdown", "says"],
                   "properties": {"points": {"type": "integer"}, "breakdown": _BREAKDOWN, "says": base.SAYS}},
+        example={"captured": [["6A", "7B", "8C", "9D", "WILD", "5E"], ["WILD", "LOCK", "SCRAMBLE"]],
+                 "hand": ["1F", "2F"]},
     ),
 }
+
+
+# ---------------------------------------------------------------- the group's stats
+
+_BONUSES = {scoring.SIX_NINE_BONUS: "six_nine_bonuses", scoring.SPECIALS_BONUS: "specials_bonuses",
+            scoring.SIX_CARD_BONUS: "six_card_bonuses"}
+
+
+def count_figures(final: dict, steps) -> dict:
+    """Sets captured and the bonuses they earned (S69-11), read from each round's captured sets in
+    the state the round ended in."""
+    names = ["sets_captured", "cards_captured", *_BONUSES.values(), "collections", "bonus_points"]
+    figures = {p: dict.fromkeys(names, 0) for p in final["players"]}
+    for _move, before, after in steps:
+        if len(after["rounds"]) == len(before["rounds"]):
+            continue
+        for player, sets in after["captured"].items():
+            mine = figures[player]
+            mine["sets_captured"] += len(sets)
+            for captured in sets:
+                mine["cards_captured"] += len(captured["cards"])
+                for bonus in scoring.set_bonuses(captured["cards"]):
+                    mine[_BONUSES[bonus["points"]]] += 1
+                    mine["bonus_points"] += bonus["points"]
+            full = scoring.collections([c for s in sets for c in s["cards"] if not is_special(c)])
+            mine["collections"] += full
+            mine["bonus_points"] += full * scoring.COLLECTION_BONUS
+    return figures
+
+
+FIGURES = Figures(count_figures, needs_steps=True, labels={
+    "sets_captured": N_("Sets captured"), "cards_captured": N_("Cards captured"),
+    "six_nine_bonuses": N_("6-and-9 bonuses"), "specials_bonuses": N_("Specials bonuses"),
+    "six_card_bonuses": N_("Six-card bonuses"), "collections": N_("Collections"), "bonus_points": N_("Bonus points")})
 
 
 GAME = Game(module=__name__, name=NAME, title=TITLE, players=PLAYERS, options=OPTIONS, rulings=RULINGS, moves=MOVES,
             phases=PHASES, judges=JUDGES, view=VIEW, new_game=new_game, public_view=public_view, standings=standings,
             outcome=outcome, first_deal=FIRST_DEAL, whole_round=WHOLE_ROUND, actors=actors, choices=choices,
-            facts=facts, refuse_phase=refuse_phase, refuse_actor=refuse_actor)
+            facts=facts, refuse_phase=refuse_phase, refuse_actor=refuse_actor,
+            figures=FIGURES)

@@ -7,7 +7,7 @@ from collections import Counter
 from flask_babel import gettext as _
 
 from referee.cards import SIXTY_NINE_SPECIALS, SIXTY_NINE_SUITS
-from referee.rules.sixty_nine.sets import copies_of
+from referee.rules.sixty_nine import copies_of
 from referee.web.games import (
     FormError,
     GameUI,
