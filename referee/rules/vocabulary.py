@@ -31,12 +31,12 @@ def card_schema(numbers: bool = False) -> dict:
 
 # Added to every game's state by the engine contract (``base.public_state``) from the engine's own
 # declarations (``round_label``, ``lower_is_better``), or by the table's recording (T-4).
-ROUND_LABEL = shown("round_label", {"type": "string", "enum": ["round", "exchange", "hand"]},
-                    "What this game calls a round: 'round' (69, Five Crowns, Ninety-nine), 'exchange' (XIX), "
-                    "'hand' (Nines); `round` counts them.")
+ROUND_LABEL = shown("round_label", {"type": "string"},
+                    "What this game calls a round, in the game's own word ('round', 'hand', 'exchange'...); "
+                    "`round` counts them.")
 LOWER_IS_BETTER = shown("lower_is_better", {"type": "boolean"},
-                        "True when the lowest total is best (penalty points: Five Crowns, Nines); false when the "
-                        "highest is (points, or tokens left in Ninety-nine).")
+                        "True when the lowest total is best (penalty points); false when the highest is (points "
+                        "scored, or tokens left).")
 RECORD = shown("record", {"type": "string", "enum": ["moves", "rounds"]},
                "How the table records now (T-4): every move, or each round whole.")
 COMMON = (ROUND_LABEL, LOWER_IS_BETTER)
