@@ -75,7 +75,8 @@ from string import Formatter
 from typing import Any, Callable, Protocol, TypedDict
 
 from referee.errors import IllegalMove, InvalidInput, RuleError
-from referee.rules.fields import Choice, Field, Flag, Int, Player, Shaped, Text as TextField, between, check_type
+from referee.rules.fields import (Choice, Field, Flag, Int, Player, Shaped, Text as TextField, between, check_type,
+                                  load_fields)
 from referee.texts import N_, Joined, T, Text, joined
 
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "Game", "apply_move", "load_move",
@@ -169,11 +170,7 @@ class Move:
         unknown = sorted(set(move) - {"type", *self.field_names()})
         if unknown:
             raise InvalidInput(T("Unknown field(s) in the move: {fields}.", fields=", ".join(map(str, unknown))))
-        clean = {"type": move["type"]}
-        for spec in self.fields:
-            value = spec.load(move, state)
-            if spec.name in move:
-                clean[spec.name] = value
+        clean = {"type": move["type"], **load_fields(self.fields, move, state)}
         if self.check is not None:
             self.check(clean)
         return clean
@@ -455,14 +452,41 @@ SAYS = {"type": "string", "description": "The verdict in a sentence a player can
 
 @dataclass(frozen=True)
 class Judge:
-    """A stateless verdict: ``fn(body) -> dict``. ``request``/``response`` are JSON Schema
-    fragments (plain data) used to document the endpoint in OpenAPI."""
+    """A stateless verdict, declared like a move: its request's ``fields`` (``referee.rules.fields``,
+    each with the ruling a refused value cites), checked by the code that checks a move's, and
+    ``answer(values) -> dict`` given the clean values, an optional field left out as its default.
+    ``check(values)`` checks what spans several fields, as a move's ``check`` does. ``fn(body)``
+    answers a request as the client sent it (the API, the Check page, the tests). ``response`` is
+    the answer's JSON Schema (plain data) for OpenAPI; the request's is read from the fields."""
 
-    fn: Callable[[dict], dict]
+    answer: Callable[[dict], dict]
     summary: str
-    request: dict = field(default_factory=lambda: {"type": "object"})
+    fields: tuple[Field, ...] = ()
     response: dict = field(default_factory=lambda: {"type": "object"})
     example: dict | None = None  # a body the API's documentation asks it (``referee.api.examples``)
+    check: Callable[[dict], Any] | None = None
+
+    @property
+    def request(self) -> dict:
+        """The JSON Schema of a request, from the fields (the spec's and the Check page's)."""
+        schema: dict[str, Any] = {"type": "object", "properties": {f.name: f.schema() for f in self.fields},
+                                  "required": [f.name for f in self.fields if f.required],
+                                  "additionalProperties": False}
+        if self.example is not None:
+            schema["example"] = self.example
+        return schema
+
+    def load(self, body: Any) -> dict:
+        """The request checked against the fields: the clean values, defaults filled in."""
+        check_keys(body, {f.name for f in self.fields}, what="request")
+        values = load_fields(self.fields, body, {}, absent=True)
+        if self.check is not None:
+            self.check(values)
+        return values
+
+    def fn(self, body: Any) -> dict:
+        """The verdict on a request body: refused (``InvalidInput``, ``IllegalMove``) or answered."""
+        return self.answer(self.load(body))
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,12 @@ from typing import Any
 
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
-    SAYS, Game, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move, check_keys,
-    check_players, between, correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
+    SAYS, Game, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move,
+    check_players, between, correction_move, finished, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
     player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
-from referee.rules.fields import Card, Choice, Int, Player, Shaped
+from referee.rules.fields import Card, Choice, Int, Player, Shaped, check_type
 from referee.rules.vocabulary import shown
 from referee.rules.base import Figures
 from referee.texts import N_, T, Text
@@ -793,13 +793,9 @@ MOVES = {
 VERDICT_DECKS = default_decks(PLAYERS[1])
 
 
-def judge_grid(body: Any) -> dict:
-    check_keys(body, {"grid", "decks", "joker_points"}, what="request")
-    grid = parse_grid(get_field(body, "grid", list))
-    decks = get_int(body, "decks", 1, 20, required=False, default=VERDICT_DECKS, rule="N9-1")
-    check_copies(grid, _copies(decks), rule="N9-1")  # no more copies than the decks hold
-    joker = get_choice(body, "joker_points", (-3, -2, -5), required=False, default=JOKER_POINTS, rule="N9-9")
-    scored = score_grid(grid, joker)
+def _answer_grid(values: dict) -> dict:
+    check_copies(values["grid"], _copies(values["decks"]), rule="N9-1")  # no more copies than the decks hold
+    scored = score_grid(values["grid"], values["joker_points"])
     sets = [T("{line} is a set of {rank}s", line=_line_name(found["cells"]), rank=found["rank"])
             for found in scored["sets"]]
     says = (T("This grid scores {points}: {sets}, 0 points (N9-5); the other cards count their points (N9-6).",
@@ -817,21 +813,18 @@ _BREAKDOWN = {"type": "array", "items": {"type": "object", "required": ["rule", 
                                                         "detail": {"type": "string"}}}}
 JUDGES = {
     "grid": Judge(
-        judge_grid,
+        _answer_grid,
         N_("Score one full Nines grid: sets in rows and columns, points per card (N9-5, N9-6)."),
-        request={"type": "object", "required": ["grid"], "additionalProperties": False,
-                 "properties": {"grid": {"title": N_("Grid"), "description": N_("9 card codes row by row, or 3 rows "
-                                                                                 "of 3."),
-                                         "oneOf": [_CODES, _ROWS]},
-                                "decks": {"type": "integer", "minimum": 1, "maximum": 20, "title": N_("Decks"),
-                                          "default": VERDICT_DECKS,
-                                          "description": T("Decks in play: the grid may hold no more copies of a "
-                                                           "card than they do (N9-1). Omitted: {decks}, the decks "
-                                                           "N9-1 gives the most players a game seats ({players}).",
-                                                           decks=VERDICT_DECKS, players=PLAYERS[1])},
-                                "joker_points": {"type": "integer", "enum": [-3, -2, -5], "default": -3,
-                                                 "title": N_("A Joker's points"),
-                                                 "description": N_("A Joker's points (N9-9).")}}},
+        fields=(
+            Shaped("grid", N_("9 card codes row by row, or 3 rows of 3."), shape={"oneOf": [_CODES, _ROWS]},
+                   read=lambda value, state: parse_grid(check_type("grid", value, list)), title=N_("Grid")),
+            Int("decks", T("Decks in play: the grid may hold no more copies of a card than they do (N9-1). Omitted: "
+                           "{decks}, the decks N9-1 gives the most players a game seats ({players}).",
+                           decks=VERDICT_DECKS, players=PLAYERS[1]),
+                required=False, lo=1, hi=20, default=VERDICT_DECKS, rule="N9-1", title=N_("Decks")),
+            Choice("joker_points", N_("A Joker's points (N9-9)."), required=False, choices=(-3, -2, -5),
+                   default=JOKER_POINTS, rule="N9-9", title=N_("A Joker's points")),
+        ),
         response={"type": "object", "required": ["points", "sets", "card_points", "breakdown", "says"],
                   "properties": {
                       "says": SAYS,

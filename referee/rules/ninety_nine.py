@@ -13,12 +13,12 @@ from typing import Any
 from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_of
 from referee.rules.base import (
     SAYS, ADJUST_LIMIT, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, Game,
-    between, check_keys, check_players, correction_move, finished, get_field, get_int, in_deck, in_progress,
+    between, check_players, correction_move, finished, get_field, get_int, in_deck, in_progress,
     moves_instead, player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
-from referee.rules.fields import Card, Choice, Player, Shaped
+from referee.rules.fields import Card, Choice, Int, Player, Shaped
 from referee.rules.base import Example, Figures
 from referee.texts import N_, T, Text, joined
 
@@ -835,13 +835,8 @@ MOVES = {
 
 # ---------------------------------------------------------------- dispute verdict
 
-def judge_play(body: dict) -> dict:
-    check_keys(body, {"total", "card", "value", "players"}, what="request")
-    total = get_int(body, "total", lo=-10_000, hi=10_000)
-    card = _card(get_field(body, "card", str))
-    value = body.get("value")  # checked with the card (N99-3)
-    players = get_int(body, "players", lo=2, hi=PLAYERS[1], required=False, default=3, rule="N99-1")
-    effect = play_effect(total, card, value, players)
+def _answer_play(values: dict) -> dict:
+    effect = play_effect(values["total"], values["card"], values["value"], values["players"])
     rules = ", ".join(effect.rules)
     if effect.player_loses and effect.others_lose:
         counted = T("In all the player loses {player}, and every other player {others} ({rules}).",
@@ -868,21 +863,17 @@ def judge_play(body: dict) -> dict:
 
 JUDGES = {
     "play": Judge(
-        fn=judge_play,
+        answer=_answer_play,
         summary=N_("What one card does to a pile total: new total, tokens lost, skip and reverse."),
-        request={
-            "type": "object",
-            "required": ["total", "card"],
-            "additionalProperties": False,
-            "properties": {
-                "total": {"type": "integer", "minimum": -10000, "maximum": 10000, "title": N_("Total before")},
-                "card": {"type": "string", "example": "2S", "title": N_("Card played")},
-                "value": {"type": "integer", "nullable": True, "title": N_("Value"),
-                          "description": N_("10 or -10 for a 10, 1 or 11 for an A")},
-                "players": {"type": "integer", "minimum": 2, "maximum": PLAYERS[1], "default": 3,
-                            "title": N_("Players in the game")},
-            },
-        },
+        fields=(
+            Int("total", lo=-10_000, hi=10_000, title=N_("Total before")),
+            Card("card", read=_card, example="2S", title=N_("Card played")),
+            # checked with the card (N99-3): whether a value is declared, and which, depends on it
+            Shaped("value", N_("10 or -10 for a 10, 1 or 11 for an A"), required=False, nullable=True,
+                   shape={"type": "integer"}, title=N_("Value")),
+            Int("players", lo=2, hi=PLAYERS[1], required=False, default=3, rule="N99-1",
+                title=N_("Players in the game")),
+        ),
         response={
             "type": "object",
             "required": ["says", "total", "player_loses", "others_lose", "round_over", "skip_next", "reverse", "rule",
@@ -902,6 +893,7 @@ JUDGES = {
         example={"total": 53, "card": "2S"},
     ),
 }
+judge_play = JUDGES["play"].fn  # a request as a client sends it
 
 
 # ---------------------------------------------------------------- the group's stats

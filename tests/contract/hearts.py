@@ -26,11 +26,11 @@ from typing import Any
 from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_of, suit_of
 from referee.rules import vocabulary
 from referee.rules.base import (
-    SAYS, IllegalMove, InvalidInput, Judge, Move, adjust_move, Game, check_keys, check_players,
+    SAYS, IllegalMove, InvalidInput, Judge, Move, adjust_move, Game, check_players,
     correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead, record_move,
     record_option, replace_round, resolve_options, round_index, shared,
 )
-from referee.rules.fields import Cards, Player, Shaped
+from referee.rules.fields import Cards, Player, Shaped, check_type
 from referee.rules.vocabulary import shown
 from referee.texts import N_, T, Text
 
@@ -400,10 +400,9 @@ MOVES = {
 
 # ---------------------------------------------------------------- dispute verdict
 
-def judge_trick(body: Any) -> dict:
+def _answer_trick(values: dict) -> dict:
     """Who takes a trick and its points (HE-4, HE-5): the cards in the order played, the lead first."""
-    check_keys(body, {"cards"}, what="request")
-    cards = [_CARD(card) for card in get_field(body, "cards", list)]
+    cards = values["cards"]
     if not PLAYERS[0] <= len(cards) <= PLAYERS[1]:
         raise IllegalMove("HE-1", T("A trick holds one card from each of {lo} to {hi} players, not {n}.",
                                     lo=PLAYERS[0], hi=PLAYERS[1], n=len(cards)))
@@ -419,13 +418,13 @@ def judge_trick(body: Any) -> dict:
 
 JUDGES = {
     "trick": Judge(
-        judge_trick, N_("Who takes a trick, and its points (HE-4, HE-5)."),
-        request={"type": "object", "required": ["cards"], "additionalProperties": False,
-                 "properties": {"cards": {"type": "array", "minItems": PLAYERS[0], "maxItems": PLAYERS[1],
-                                          "items": {"type": "string"}, "title": N_("Cards"),
-                                          "description": N_("The trick's cards in the order played, the lead first."),
-                                          "example": ["5H", "QS", "KH", "2H"]}},
-                 "example": {"cards": ["5H", "QS", "KH", "2H"]}},
+        _answer_trick, N_("Who takes a trick, and its points (HE-4, HE-5)."),
+        fields=(Shaped("cards", N_("The trick's cards in the order played, the lead first."),
+                       shape={"type": "array", "minItems": PLAYERS[0], "maxItems": PLAYERS[1],
+                              "items": {"type": "string"}, "example": ["5H", "QS", "KH", "2H"]},
+                       read=lambda value, state: [_CARD(card) for card in check_type("cards", value, list)],
+                       title=N_("Cards")),),
+        example={"cards": ["5H", "QS", "KH", "2H"]},
         response={"type": "object", "required": ["position", "card", "points", "rule", "breakdown", "says"],
                   "properties": {"says": SAYS, "position": {"type": "integer", "minimum": 1},
                                  "card": {"type": "string"}, "points": {"type": "integer"},
