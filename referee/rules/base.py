@@ -736,7 +736,7 @@ def replace_round(state: dict, index: int, entry: dict, reason: str, counts: boo
 
 
 # ---------------------------------------------------------------- input helpers
-# For what the declared fields do not cover: verdict requests, options, nested shapes.
+# For what the declared fields do not cover: options, the keys of nested shapes.
 
 def check_keys(obj: dict, allowed: set[str] | frozenset[str], what: str = "move") -> None:
     if not isinstance(obj, dict):
@@ -761,32 +761,6 @@ def get_field(obj: dict, key: str, kind: type | tuple, required: bool = True, de
     if value is None and nullable:
         return None
     return check_type(key, value, kind)
-
-
-def get_int(obj: dict, key: str, lo: int | None = None, hi: int | None = None, required: bool = True,
-            default: Any = None, nullable: bool = False, rule: str | None = None) -> Any:
-    """``obj[key]`` as an int; a value out of ``lo``..``hi`` cites ``rule`` when the rules set the
-    range (G-3)."""
-    if key not in obj or (nullable and obj[key] is None):
-        return get_field(obj, key, int, required=required, default=default, nullable=nullable)
-    value = get_field(obj, key, int)
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise InvalidInput(T("Field '{field}' must be between {lo} and {hi} ({rule}).", field=key, lo=lo, hi=hi,
-                             rule=rule) if rule else
-                           T("Field '{field}' must be between {lo} and {hi}.", field=key, lo=lo, hi=hi), rule=rule)
-    return value
-
-
-def get_choice(obj: dict, key: str, choices, required: bool = True, default: Any = None,
-               rule: str | None = None) -> Any:
-    kinds = tuple({type(c) for c in choices})
-    value = get_field(obj, key, kinds, required=required, default=default)
-    if key in obj and value not in choices:
-        values = ", ".join(map(str, choices))
-        raise InvalidInput(T("Field '{field}' must be one of: {values} ({rule}).", field=key, values=values, rule=rule)
-                           if rule else T("Field '{field}' must be one of: {values}.", field=key, values=values),
-                           rule=rule, legal={key: list(choices)})
-    return value
 
 
 # ---------------------------------------------------------------- setup helpers

@@ -26,7 +26,7 @@ from typing import Any
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
     SAYS, Game, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move,
-    check_players, between, correction_move, finished, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
+    check_players, between, correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead,
     player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
@@ -423,7 +423,7 @@ def _read_points(value: Any, state: dict) -> dict[str, int]:
     for name, given in get_field({"points": value}, "points", dict).items():
         if name not in state["players"]:
             raise InvalidInput(T("'{player}' is not a player in this game.", player=name))
-        points[name] = get_int({"points": given}, "points")
+        points[name] = Int("points").parse(given, state)
     return points
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_of
 from referee.rules.base import (
     SAYS, ADJUST_LIMIT, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, Game,
-    between, check_players, correction_move, finished, get_field, get_int, in_deck, in_progress,
+    between, check_players, correction_move, finished, get_field, in_deck, in_progress,
     moves_instead, player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
@@ -441,7 +441,7 @@ def _read_lost(value: Any, state: dict) -> dict[str, int]:
     for name, given in get_field({"lost": value}, "lost", dict).items():
         if name not in state["players"]:
             raise InvalidInput(T("'{player}' is not a player in this game.", player=name))
-        lost[name] = get_int({f"lost.{name}": given}, f"lost.{name}")
+        lost[name] = Int(f"lost.{name}").parse(given, state)
     return lost
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from referee.cards import JOKER, parse_five_crowns, rank_of
 from referee.rules.base import (
     SAYS, Game, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, check_keys,
-    check_players, correction_move, finished, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
+    check_players, correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead,
     player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
@@ -412,6 +412,9 @@ def _check_melds(melds: list[list[str]], wild: str):
             raise IllegalMove("FC-3", T("{cards}: {reason}", cards=" ".join(meld) or N_("(empty meld)"), reason=reason))
 
 
+_HAND_POINTS = Int("points", lo=0, hi=10_000)  # a hand given as its points
+
+
 def _hand_form(entry: dict, what: str) -> dict:
     """One of {melds, leftover}, {cards} or {points} (the fields ``entry`` may hold have been
     checked by the caller): checked for shape, cards parsed."""
@@ -419,7 +422,10 @@ def _hand_form(entry: dict, what: str) -> dict:
     if "points" in given:
         if len(given) > 1:
             raise InvalidInput(T("The {what} gives either points, or cards, or melds and leftover.", what=what))
-        return {"points": get_int(entry, "points", lo=0, hi=10_000)}
+        try:
+            return {"points": _HAND_POINTS.parse(entry["points"], {})}
+        except InvalidInput as error:  # its range names no field of the move: said in the words alone
+            raise InvalidInput(error.detail, rule=error.rule) from None
     if "cards" in given:
         if len(given) > 1:
             raise InvalidInput(T("The {what} gives either cards, or melds and leftover.", what=what))

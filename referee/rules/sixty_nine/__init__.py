@@ -236,7 +236,7 @@ def _read_players(value, state: dict) -> dict:
             if len(entry) > 1:
                 raise InvalidInput(T("The {what} gives either its points, or its captured sets and the cards left "
                                      "in hand.", what=what))
-            forms[name] = {"points": base.get_int(entry, "points")}
+            forms[name] = {"points": Int("points").parse(entry["points"], state)}
             continue
         raw = base.get_field(entry, "captured", list, required=False, default=[])
         if len(raw) > MOST_SETS:
