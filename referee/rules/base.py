@@ -9,7 +9,8 @@ A game is one module that ends with ``GAME = Game(...)`` (``Game`` below), regis
 ``title``           its printed name
 ``players``         ``(min, max)`` number of players
 ``options``         ``{option: {"default": ..., "description": ..., "schema": JSON Schema, "rule": id}}``;
-                    ``rule`` is the ruling a refused value of the option cites (G-3)
+                    ``rule`` is the ruling a refused value of the option cites (G-3); declared as
+                    fields, ``declared_options(Int(...), Choice(...), ...)``, the schema the field's
 ``rulings``         ``{ruling id: one-line summary}``
 ``moves``           ``{move type: Move}``: each move's fields, description, ruling ids and handler
 ``phases``          ``{phase: (move types it accepts)}``; ``state["phase"]`` names the current one
@@ -82,8 +83,8 @@ from referee.texts import N_, Joined, T, Text, joined
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "Game", "apply_move", "load_move",
            "implied_actor", "SAYS", "Figures", "Example",
            "allowed_moves", "public_state", "public_move", "next_state", "SHARED_RULINGS", "shared", "adjust_move",
-           "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move",
-           "between", "moves_instead"]
+           "correction_move", "round_index", "replace_round", "RECORD_MODES", "RECORD_OPTION", "record_move",
+           "between", "moves_instead", "declared_options"]
 
 
 class Outcome(TypedDict):
@@ -809,6 +810,15 @@ def check_players(players: Any, lo: int, hi: int, rule: str | None = None) -> li
     return names
 
 
+def declared_options(*fields: Field) -> dict[str, dict[str, Any]]:
+    """A game's ``options``, each declared as a field (``referee.rules.fields``) with its default, its
+    description and the ruling its refused values cite (G-3): ``{name: {"default", "schema",
+    "rule", "description"}}``, the schema the field's own. A default of None: the engine decides
+    from the players (then the option may be null)."""
+    return {spec.name: {"default": spec.default, "schema": spec.value_schema(), "rule": spec.rule,
+                        "description": spec.description} for spec in fields}
+
+
 def resolve_options(spec: dict, options: Any) -> dict:
     """Fill defaults for options the table did not record; refuse unknown ones, and a recorded
     value that its declared schema does not allow, citing the option's ``rule`` (G-3).
@@ -922,7 +932,7 @@ def ranked(totals: dict[str, int], lowest_wins: bool) -> list[str]:
 
 # ---------------------------------------------------------------- how the table records (T-4)
 # A game that takes whole rounds names its round entry in ``whole_round`` (``round_result``,
-# ``hand_result``, ...), declares ``options["record"] = record_option()``, keeps the mode in
+# ``hand_result``, ...), declares the option ``RECORD_OPTION``, keeps the mode in
 # ``state["record"]`` and lists ``record_move(...)`` as ``switch_record`` in its moves (not in its
 # phases: the switch is taken in every phase until the end, and itself refuses one inside a round).
 
@@ -930,11 +940,9 @@ RECORD_MODES = ("moves", "rounds")
 RECORD_MOVE = "switch_record"
 
 
-def record_option() -> dict:
-    return {"default": "moves", "rule": "T-4", "schema": {"type": "string", "enum": list(RECORD_MODES)},
-            "description": N_("How the table records (T-4): 'moves', every act as it happens, refereed in full; or "
-                              "'rounds', each round entered whole when it ends. The table may switch between "
-                              "rounds.")}
+RECORD_OPTION = Choice("record", N_("How the table records (T-4): 'moves', every act as it happens, refereed in "
+                                    "full; or 'rounds', each round entered whole when it ends. The table may switch "
+                                    "between rounds."), choices=RECORD_MODES, default="moves", rule="T-4")
 
 
 def record_mode(state: dict) -> str:

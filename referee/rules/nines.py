@@ -27,7 +27,7 @@ from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
     SAYS, Game, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move,
     check_players, between, correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead,
-    player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
+    player_option, record_move, RECORD_OPTION, declared_options, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Choice, Int, Player, Shaped, check_type
@@ -46,21 +46,19 @@ FACE_UP_AT_DEAL = 3  # N9-2
 JOKER_POINTS = -3  # N9-6; N9-9 lets the table choose -2 or -5
 
 FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
-OPTIONS: dict[str, dict[str, Any]] = {
-    "decks": {"default": None, "schema": {"type": "integer", "minimum": 2, "maximum": 20}, "rule": "N9-1",
-              "description": N_("Standard decks with two Jokers each: default 2 for 2-3 players, 3 for 4-6, "
-                                "one more for every three further players; the table may choose more (N9-1).")},
-    "target": {"default": 100, "schema": {"type": "integer", "minimum": 1, "maximum": 100000}, "rule": "N9-7",
-               "description": N_("The game ends after the first hand at whose end a total reaches this (N9-7).")},
-    "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
-               "description": N_("The first hand's dealer; default the last player listed (G-2).")},
-    "hands": {"default": None, "schema": {"type": "integer", "minimum": 1, "maximum": 100}, "rule": "N9-9",
-              "description": N_("House rule: play this many hands, whatever the totals; the target is then "
-                                "unused (N9-9).")},
-    "joker_points": {"default": JOKER_POINTS, "schema": {"type": "integer", "enum": [-3, -2, -5]}, "rule": "N9-9",
-                     "description": N_("House rule: a Joker's points outside a set, -3, -2 or -5 (N9-9).")},
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Int("decks", N_("Standard decks with two Jokers each: default 2 for 2-3 players, 3 for 4-6, "
+                    "one more for every three further players; the table may choose more (N9-1)."),
+        lo=2, hi=20, rule="N9-1"),
+    Int("target", N_("The game ends after the first hand at whose end a total reaches this (N9-7)."),
+        lo=1, hi=100000, default=100, rule="N9-7"),
+    Player("dealer", N_("The first hand's dealer; default the last player listed (G-2)."), rule="G-2"),
+    Int("hands", N_("House rule: play this many hands, whatever the totals; the target is then "
+                    "unused (N9-9)."), lo=1, hi=100, rule="N9-9"),
+    Choice("joker_points", N_("House rule: a Joker's points outside a set, -3, -2 or -5 (N9-9)."),
+           choices=(-3, -2, -5), default=JOKER_POINTS, rule="N9-9"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "hand_result"  # a hand entered whole (T-4)
 ROUND_LABEL = "hand"
 LOWER_IS_BETTER = True  # penalty points (N9-7)

@@ -14,7 +14,7 @@ from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_o
 from referee.rules.base import (
     SAYS, ADJUST_LIMIT, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, Game,
     between, check_players, correction_move, finished, get_field, in_deck, in_progress,
-    moves_instead, player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
+    moves_instead, player_option, record_move, RECORD_OPTION, declared_options, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
@@ -27,18 +27,15 @@ TITLE = "Ninety-nine"
 PLAYERS = (2, 16)
 HAND = 3  # N99-2: three cards each
 FIRST_DEAL = ("first_player", 0)  # the option naming who starts, and its default seat (N99-2, G-2)
-OPTIONS: dict[str, dict[str, Any]] = {
-    "tokens": {"default": 9, "schema": {"type": "integer", "minimum": 1, "maximum": 99}, "rule": "N99-1",
-               "description": N_("Tokens each player starts with (N99-1).")},
-    "decks": {"default": None, "schema": {"type": "integer", "enum": [1, 2]}, "rule": "N99-1",
-              "description": N_("1 or 2 standard decks; default 2 with more than five players, else 1 (N99-1).")},
-    "first_player": {"default": None, "schema": {"type": "string"}, "rule": "N99-2",
-                     "description": N_("Who plays first in round 1; default the first player listed (N99-2).")},
-    "hand_size": {"default": HAND, "schema": {"type": "integer", "minimum": 1, "maximum": 5}, "rule": "N99-9",
-                  "description": N_("House rule: the cards dealt to each player, 1 to 5 (N99-9; the sheet "
-                                    "deals 3, N99-2).")},
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Int("tokens", N_("Tokens each player starts with (N99-1)."), lo=1, hi=99, default=9, rule="N99-1"),
+    Choice("decks", N_("1 or 2 standard decks; default 2 with more than five players, else 1 (N99-1)."),
+           choices=(1, 2), rule="N99-1"),
+    Player("first_player", N_("Who plays first in round 1; default the first player listed (N99-2)."), rule="N99-2"),
+    Int("hand_size", N_("House rule: the cards dealt to each player, 1 to 5 (N99-9; the sheet deals 3, N99-2)."),
+        lo=1, hi=5, default=HAND, rule="N99-9"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 RULINGS = {
     **shared("G-1", "G-2"),

@@ -29,7 +29,7 @@ from referee.cards import parse_xix
 from referee.rules.base import (
     ADJUST_LIMIT, RECORD_MOVE, SAYS, IllegalMove, InvalidInput, Judge, Move, adjust_move, between, Game,
     check_players, correction_move, finished, get_field, in_deck, in_progress, moves_instead,
-    player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
+    player_option, record_move, RECORD_OPTION, declared_options, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
@@ -56,19 +56,14 @@ SOURCES = ("closed", "open")
 _parse = in_deck(parse_xix, "X19-1")  # G-3: a card outside the deck cites the deck's ruling
 
 FIRST_DEAL = ("first_leader", 0)  # the option naming who starts, and its default seat (X19-1, G-2)
-OPTIONS: dict[str, dict[str, Any]] = {
-    "first_leader": {
-        "default": None, "schema": {"type": "string"}, "rule": "X19-1",
-        "description": N_("Who leads the first trick (X19-1, the table's choice); "
-                          "default: the first player listed (G-2)."),
-    },
-    "rules": {
-        "default": "1.0", "schema": {"type": "string", "enum": list(VERSIONS)}, "rule": "X19-8",
-        "description": N_("House rule: '2.0' plays the designer's version 2.0 (one hand, no raise or abandon, "
-                          "stakes 3/5/8, first to 19 or more wins) (X19-8)."),
-    },
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Player("first_leader", N_("Who leads the first trick (X19-1, the table's choice); "
+                              "default: the first player listed (G-2)."), rule="X19-1"),
+    Choice("rules", N_("House rule: '2.0' plays the designer's version 2.0 (one hand, no raise or abandon, "
+                       "stakes 3/5/8, first to 19 or more wins) (X19-8)."), choices=VERSIONS, default="1.0",
+           rule="X19-8"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "exchange_result"  # an exchange entered whole (T-4)
 
 RULINGS = {

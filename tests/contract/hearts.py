@@ -28,9 +28,9 @@ from referee.rules import vocabulary
 from referee.rules.base import (
     SAYS, IllegalMove, InvalidInput, Judge, Move, adjust_move, Game, check_players,
     correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead, record_move,
-    record_option, replace_round, resolve_options, round_index, shared,
+    RECORD_OPTION, declared_options, replace_round, resolve_options, round_index, shared,
 )
-from referee.rules.fields import Cards, Player, Shaped, check_type
+from referee.rules.fields import Cards, Choice, Int, Player, Shaped, check_type
 from referee.rules.vocabulary import shown
 from referee.texts import N_, T, Text
 
@@ -43,15 +43,14 @@ RANK_ORDER = STANDARD_RANKS[1:] + ("A",)  # HE-4: ace high
 REMOVED = {3: ("2D",), 4: (), 5: ("2D", "2C")}  # HE-1: what leaves the deck so that it deals out evenly
 MOON_SCORING = ("add", "subtract", "none")
 PASSES = {4: ("left", "right", "across", "hold")}  # HE-2; three or five players pass left, right, hold
-OPTIONS: dict[str, dict[str, Any]] = {
-    "target": {"default": 100, "schema": {"type": "integer", "minimum": 20, "maximum": 1000}, "rule": "HE-7",
-               "description": N_("The game ends at the end of the hand in which a total reaches this (HE-7).")},
-    "moon": {"default": "add", "schema": {"type": "string", "enum": list(MOON_SCORING)}, "rule": "HE-8",
-             "description": N_("House rule: how shooting the moon scores: 'add', every other player takes 26 "
-                               "(HE-6); 'subtract', 26 come off the shooter's total instead; 'none', the 26 "
-                               "count like any points (HE-8).")},
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Int("target", N_("The game ends at the end of the hand in which a total reaches this (HE-7)."),
+        lo=20, hi=1000, default=100, rule="HE-7"),
+    Choice("moon", N_("House rule: how shooting the moon scores: 'add', every other player takes 26 "
+                      "(HE-6); 'subtract', 26 come off the shooter's total instead; 'none', the 26 "
+                      "count like any points (HE-8)."), choices=tuple(MOON_SCORING), default="add", rule="HE-8"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "hand_result"  # a hand entered whole (T-4)
 ROUND_LABEL = "hand"
 LOWER_IS_BETTER = True  # penalty points (HE-7)

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from typing import Any
 
 from referee.cards import JOKER, parse_five_crowns, rank_of
 from referee.rules.base import (
     SAYS, Game, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, check_keys,
     check_players, correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead,
-    player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
+    player_option, record_move, RECORD_OPTION, declared_options, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.fields import Card, Cards, Choice, Int, Player, Shaped, check_type
@@ -48,22 +47,20 @@ MAX_JUDGED_HAND = 20        # a hand holds at most 14 cards; the verdict takes a
 MAX_JUDGED_MELD = 4 * CARDS_PER_DECK
 
 FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
-OPTIONS: dict[str, dict[str, Any]] = {
-    "decks": {"default": None, "schema": {"type": "integer", "enum": list(DECK_CHOICES)}, "rule": "FC-8",
-              "description": N_("Number of decks: 2 (one game, up to 7 players), 4 (two games "
-                                "combined, up to 14 players) or, a house rule, 6 (up to 21 players, FC-8). "
-                                "Default: the fewest that seat the players (FC-1).")},
-    "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
-               "description": N_("The first dealer. Default: the last player listed (G-2).")},
-    "round_order": {"default": "up", "schema": {"type": "string", "enum": ["up", "down"]}, "rule": "FC-8",
-                    "description": N_("House rule: 'down' starts with 13 cards, Kings wild, and ends with 3 "
-                                      "cards, 3s wild; each round's wild rank is its number of cards (FC-8).")},
-    "tie_break": {"default": "share", "schema": {"type": "string", "enum": ["share", "play_off"]}, "rule": "FC-5",
-                  "description": N_("A tie for the lowest total after round 11: 'share' (all tied "
-                                    "players win) or 'play_off' (a six-card round, sixes wild, "
-                                    "among the tied players) (FC-5).")},
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Choice("decks", N_("Number of decks: 2 (one game, up to 7 players), 4 (two games "
+                       "combined, up to 14 players) or, a house rule, 6 (up to 21 players, FC-8). "
+                       "Default: the fewest that seat the players (FC-1)."), choices=DECK_CHOICES, rule="FC-8"),
+    Player("dealer", N_("The first dealer. Default: the last player listed (G-2)."), rule="G-2"),
+    Choice("round_order", N_("House rule: 'down' starts with 13 cards, Kings wild, and ends with 3 "
+                             "cards, 3s wild; each round's wild rank is its number of cards (FC-8)."),
+           choices=("up", "down"), default="up", rule="FC-8"),
+    Choice("tie_break", N_("A tie for the lowest total after round 11: 'share' (all tied "
+                           "players win) or 'play_off' (a six-card round, sixes wild, "
+                           "among the tied players) (FC-5)."), choices=("share", "play_off"), default="share",
+           rule="FC-5"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 LOWER_IS_BETTER = True  # penalty points (FC-5)
 

@@ -13,9 +13,9 @@ from referee import cards as card_codes
 from referee.rules import base
 from referee.rules.base import (ADJUST_LIMIT, IllegalMove, InvalidInput, Judge, Move, adjust_move,
                                 between, Game, correction_move, finished, in_progress, moves_instead, record_move,
-                                record_option, replace_round, round_index, shared)
+                                RECORD_OPTION, declared_options, replace_round, round_index, shared)
 from referee.rules import vocabulary
-from referee.rules.fields import Card, Cards, Int, Player, Shaped, check_type
+from referee.rules.fields import Card, Cards, Flag, Int, Player, Shaped, check_type
 from referee.rules.vocabulary import shown
 from referee.rules.sixty_nine import game
 from referee.rules.sixty_nine.scoring import MOST_POINTS, score_round
@@ -31,16 +31,15 @@ TITLE = "69"
 PLAYERS = (2, 6)
 
 FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
-OPTIONS: dict[str, dict[str, Any]] = {
-    "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
-               "description": N_("First dealer (G-2); default the last player listed.")},
-    "target": {"default": 69, "schema": {"type": "integer", "minimum": 1}, "rule": "S69-12",
-               "description": N_("Points that end the game; every player at or over it after a round wins (S69-12).")},
-    "single_winner": {"default": False, "schema": {"type": "boolean"}, "rule": "S69-13",
-                      "description": N_("House rule: when several players reach the target, only the one with "
-                                        "the most points wins; a tie for most shares (S69-13).")},
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Player("dealer", N_("First dealer (G-2); default the last player listed."), rule="G-2"),
+    Int("target", N_("Points that end the game; every player at or over it after a round wins (S69-12)."),
+        lo=1, default=69, rule="S69-12"),
+    Flag("single_winner", N_("House rule: when several players reach the target, only the one with "
+                             "the most points wins; a tie for most shares (S69-13)."), default=False,
+         rule="S69-13"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 
 RULINGS = {
