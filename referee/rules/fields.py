@@ -1,4 +1,5 @@
-"""The fields a move is made of, declared once in its engine.
+"""The fields a move is made of, declared once in its engine; a verdict's request (``Judge``) and
+a game's options (``declared_options``) are declared with them too.
 
 Each field knows how to check and clean what a client sent (``parse``), how to describe itself as
 a JSON Schema for the OpenAPI document (``schema``), and what kind of input a form should offer
