@@ -9,7 +9,8 @@ A game is one module that ends with ``GAME = Game(...)`` (``Game`` below), regis
 ``title``           its printed name
 ``players``         ``(min, max)`` number of players
 ``options``         ``{option: {"default": ..., "description": ..., "schema": JSON Schema, "rule": id}}``;
-                    ``rule`` is the ruling a refused value of the option cites (G-3)
+                    ``rule`` is the ruling a refused value of the option cites (G-3); declared as
+                    fields, ``declared_options(Int(...), Choice(...), ...)``, the schema the field's
 ``rulings``         ``{ruling id: one-line summary}``
 ``moves``           ``{move type: Move}``: each move's fields, description, ruling ids and handler
 ``phases``          ``{phase: (move types it accepts)}``; ``state["phase"]`` names the current one
@@ -75,14 +76,15 @@ from string import Formatter
 from typing import Any, Callable, Protocol, TypedDict
 
 from referee.errors import IllegalMove, InvalidInput, RuleError
-from referee.rules.fields import Choice, Field, Flag, Int, Player, Shaped, Text as TextField, between, check_type
+from referee.rules.fields import (Choice, Field, Flag, Int, Player, Shaped, Text as TextField, between, check_type,
+                                  load_fields)
 from referee.texts import N_, Joined, T, Text, joined
 
 __all__ = ["RuleError", "InvalidInput", "IllegalMove", "Move", "Judge", "Outcome", "Game", "apply_move", "load_move",
            "implied_actor", "SAYS", "Figures", "Example",
            "allowed_moves", "public_state", "public_move", "next_state", "SHARED_RULINGS", "shared", "adjust_move",
-           "correction_move", "round_index", "replace_round", "RECORD_MODES", "record_option", "record_move",
-           "between", "moves_instead"]
+           "correction_move", "round_index", "replace_round", "RECORD_MODES", "RECORD_OPTION", "record_move",
+           "between", "moves_instead", "declared_options"]
 
 
 class Outcome(TypedDict):
@@ -169,11 +171,7 @@ class Move:
         unknown = sorted(set(move) - {"type", *self.field_names()})
         if unknown:
             raise InvalidInput(T("Unknown field(s) in the move: {fields}.", fields=", ".join(map(str, unknown))))
-        clean = {"type": move["type"]}
-        for spec in self.fields:
-            value = spec.load(move, state)
-            if spec.name in move:
-                clean[spec.name] = value
+        clean = {"type": move["type"], **load_fields(self.fields, move, state)}
         if self.check is not None:
             self.check(clean)
         return clean
@@ -455,14 +453,41 @@ SAYS = {"type": "string", "description": "The verdict in a sentence a player can
 
 @dataclass(frozen=True)
 class Judge:
-    """A stateless verdict: ``fn(body) -> dict``. ``request``/``response`` are JSON Schema
-    fragments (plain data) used to document the endpoint in OpenAPI."""
+    """A stateless verdict, declared like a move: its request's ``fields`` (``referee.rules.fields``,
+    each with the ruling a refused value cites), checked by the code that checks a move's, and
+    ``answer(values) -> dict`` given the clean values, an optional field left out as its default.
+    ``check(values)`` checks what spans several fields, as a move's ``check`` does. ``fn(body)``
+    answers a request as the client sent it (the API, the Check page, the tests). ``response`` is
+    the answer's JSON Schema (plain data) for OpenAPI; the request's is read from the fields."""
 
-    fn: Callable[[dict], dict]
+    answer: Callable[[dict], dict]
     summary: str
-    request: dict = field(default_factory=lambda: {"type": "object"})
+    fields: tuple[Field, ...] = ()
     response: dict = field(default_factory=lambda: {"type": "object"})
     example: dict | None = None  # a body the API's documentation asks it (``referee.api.examples``)
+    check: Callable[[dict], Any] | None = None
+
+    @property
+    def request(self) -> dict:
+        """The JSON Schema of a request, from the fields (the spec's and the Check page's)."""
+        schema: dict[str, Any] = {"type": "object", "properties": {f.name: f.schema() for f in self.fields},
+                                  "required": [f.name for f in self.fields if f.required],
+                                  "additionalProperties": False}
+        if self.example is not None:
+            schema["example"] = self.example
+        return schema
+
+    def load(self, body: Any) -> dict:
+        """The request checked against the fields: the clean values, defaults filled in."""
+        check_keys(body, {f.name for f in self.fields}, what="request")
+        values = load_fields(self.fields, body, {}, absent=True)
+        if self.check is not None:
+            self.check(values)
+        return values
+
+    def fn(self, body: Any) -> dict:
+        """The verdict on a request body: refused (``InvalidInput``, ``IllegalMove``) or answered."""
+        return self.answer(self.load(body))
 
 
 @dataclass(frozen=True)
@@ -712,7 +737,7 @@ def replace_round(state: dict, index: int, entry: dict, reason: str, counts: boo
 
 
 # ---------------------------------------------------------------- input helpers
-# For what the declared fields do not cover: verdict requests, options, nested shapes.
+# For what the declared fields do not cover: options, the keys of nested shapes.
 
 def check_keys(obj: dict, allowed: set[str] | frozenset[str], what: str = "move") -> None:
     if not isinstance(obj, dict):
@@ -737,32 +762,6 @@ def get_field(obj: dict, key: str, kind: type | tuple, required: bool = True, de
     if value is None and nullable:
         return None
     return check_type(key, value, kind)
-
-
-def get_int(obj: dict, key: str, lo: int | None = None, hi: int | None = None, required: bool = True,
-            default: Any = None, nullable: bool = False, rule: str | None = None) -> Any:
-    """``obj[key]`` as an int; a value out of ``lo``..``hi`` cites ``rule`` when the rules set the
-    range (G-3)."""
-    if key not in obj or (nullable and obj[key] is None):
-        return get_field(obj, key, int, required=required, default=default, nullable=nullable)
-    value = get_field(obj, key, int)
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise InvalidInput(T("Field '{field}' must be between {lo} and {hi} ({rule}).", field=key, lo=lo, hi=hi,
-                             rule=rule) if rule else
-                           T("Field '{field}' must be between {lo} and {hi}.", field=key, lo=lo, hi=hi), rule=rule)
-    return value
-
-
-def get_choice(obj: dict, key: str, choices, required: bool = True, default: Any = None,
-               rule: str | None = None) -> Any:
-    kinds = tuple({type(c) for c in choices})
-    value = get_field(obj, key, kinds, required=required, default=default)
-    if key in obj and value not in choices:
-        values = ", ".join(map(str, choices))
-        raise InvalidInput(T("Field '{field}' must be one of: {values} ({rule}).", field=key, values=values, rule=rule)
-                           if rule else T("Field '{field}' must be one of: {values}.", field=key, values=values),
-                           rule=rule, legal={key: list(choices)})
-    return value
 
 
 # ---------------------------------------------------------------- setup helpers
@@ -809,6 +808,15 @@ def check_players(players: Any, lo: int, hi: int, rule: str | None = None) -> li
         raise InvalidInput(T("This game needs {lo} to {hi} players.", lo=lo, hi=hi) if lo != hi else
                            T("This game needs exactly {n} players.", n=lo), rule=rule)
     return names
+
+
+def declared_options(*fields: Field) -> dict[str, dict[str, Any]]:
+    """A game's ``options``, each declared as a field (``referee.rules.fields``) with its default, its
+    description and the ruling its refused values cite (G-3): ``{name: {"default", "schema",
+    "rule", "description"}}``, the schema the field's own. A default of None: the engine decides
+    from the players (then the option may be null)."""
+    return {spec.name: {"default": spec.default, "schema": spec.value_schema(), "rule": spec.rule,
+                        "description": spec.description} for spec in fields}
 
 
 def resolve_options(spec: dict, options: Any) -> dict:
@@ -924,7 +932,7 @@ def ranked(totals: dict[str, int], lowest_wins: bool) -> list[str]:
 
 # ---------------------------------------------------------------- how the table records (T-4)
 # A game that takes whole rounds names its round entry in ``whole_round`` (``round_result``,
-# ``hand_result``, ...), declares ``options["record"] = record_option()``, keeps the mode in
+# ``hand_result``, ...), declares the option ``RECORD_OPTION``, keeps the mode in
 # ``state["record"]`` and lists ``record_move(...)`` as ``switch_record`` in its moves (not in its
 # phases: the switch is taken in every phase until the end, and itself refuses one inside a round).
 
@@ -932,11 +940,9 @@ RECORD_MODES = ("moves", "rounds")
 RECORD_MOVE = "switch_record"
 
 
-def record_option() -> dict:
-    return {"default": "moves", "rule": "T-4", "schema": {"type": "string", "enum": list(RECORD_MODES)},
-            "description": N_("How the table records (T-4): 'moves', every act as it happens, refereed in full; or "
-                              "'rounds', each round entered whole when it ends. The table may switch between "
-                              "rounds.")}
+RECORD_OPTION = Choice("record", N_("How the table records (T-4): 'moves', every act as it happens, refereed in "
+                                    "full; or 'rounds', each round entered whole when it ends. The table may switch "
+                                    "between rounds."), choices=RECORD_MODES, default="moves", rule="T-4")
 
 
 def record_mode(state: dict) -> str:

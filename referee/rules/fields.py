@@ -1,4 +1,5 @@
-"""The fields a move is made of, declared once in its engine.
+"""The fields a move is made of, declared once in its engine; a verdict's request (``Judge``) and
+a game's options (``declared_options``) are declared with them too.
 
 Each field knows how to check and clean what a client sent (``parse``), how to describe itself as
 a JSON Schema for the OpenAPI document (``schema``), and what kind of input a form should offer
@@ -46,12 +47,18 @@ def nullable(schema: dict) -> dict:
 
 @dataclass(frozen=True)
 class Field:
-    """One field of a move. ``required`` fields must be present; ``nullable`` ones may be null."""
+    """One field of a move or of a verdict's request. ``required`` fields must be present;
+    ``nullable`` ones may be null. ``default`` is what an optional field left out stands for (a
+    verdict's request: its ``fn`` gets it), ``title`` what a form labels it (the Check pages), and
+    ``rule`` the ruling a value out of its range or choices cites (G-3)."""
 
     name: str
     description: str = ""
     required: bool = True
     nullable: bool = False
+    default: Any = None
+    title: str = ""
+    rule: str | None = None
     widget = "text"
 
     def parse(self, value: Any, state: dict) -> Any:
@@ -64,20 +71,36 @@ class Field:
         schema = dict(self.value_schema())
         if self.nullable:
             nullable(schema)
+        if self.title:
+            schema["title"] = self.title
         if self.description:
             schema["description"] = self.description
+        if self.default is not None:
+            schema["default"] = self.default
         return schema
 
     def load(self, move: dict, state: dict) -> Any:
-        """The clean value of this field in ``move`` (None when absent and optional)."""
+        """The clean value of this field in ``move`` (its ``default`` when absent and optional)."""
         if self.name not in move:
             if self.required:
                 raise InvalidInput(T("Missing field '{field}'.", field=self.name))
-            return None
+            return self.default
         value = move[self.name]
         if value is None and self.nullable:
             return None
         return self.parse(value, state)
+
+
+def load_fields(fields: tuple[Field, ...], given: dict, state: dict, absent: bool = False) -> dict:
+    """Each of ``fields`` loaded from ``given`` (``Field.load``), in their order: the clean values
+    of those given, and with ``absent`` the defaults of those left out too. What is not a field
+    (an unknown name) is for the caller to refuse, in its own words."""
+    clean = {}
+    for spec in fields:
+        value = spec.load(given, state)
+        if absent or spec.name in given:
+            clean[spec.name] = value
+    return clean
 
 
 @dataclass(frozen=True)
@@ -106,8 +129,10 @@ class Int(Field):
     def parse(self, value, state):
         check_type(self.name, value, int)
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
-            raise InvalidInput(T("Field '{field}' must be between {lo} and {hi}.", field=self.name, lo=self.lo,
-                                 hi=self.hi), legal={self.name: between(self.lo, self.hi)})
+            raise InvalidInput(T("Field '{field}' must be between {lo} and {hi} ({rule}).", field=self.name,
+                                 lo=self.lo, hi=self.hi, rule=self.rule) if self.rule else
+                               T("Field '{field}' must be between {lo} and {hi}.", field=self.name, lo=self.lo,
+                                 hi=self.hi), rule=self.rule, legal={self.name: between(self.lo, self.hi)})
         return value
 
     def value_schema(self):
@@ -127,8 +152,11 @@ class Choice(Field):
     def parse(self, value, state):
         check_type(self.name, value, tuple({type(c) for c in self.choices}))
         if value not in self.choices:
-            raise InvalidInput(T("Field '{field}' must be one of: {values}.", field=self.name,
-                                 values=", ".join(map(str, self.choices))), legal={self.name: list(self.choices)})
+            values = ", ".join(map(str, self.choices))
+            raise InvalidInput(T("Field '{field}' must be one of: {values} ({rule}).", field=self.name, values=values,
+                                 rule=self.rule) if self.rule else
+                               T("Field '{field}' must be one of: {values}.", field=self.name, values=values),
+                               rule=self.rule, legal={self.name: list(self.choices)})
         return value
 
     def value_schema(self):

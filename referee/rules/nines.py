@@ -25,12 +25,12 @@ from typing import Any
 
 from referee.cards import JOKER, check_copies, parse_standard, rank_of
 from referee.rules.base import (
-    SAYS, Game, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move, check_keys,
-    check_players, between, correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
-    player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
+    SAYS, Game, IllegalMove, and_names, InvalidInput, Judge, Move, adjust_move,
+    check_players, between, correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead,
+    player_option, record_move, RECORD_OPTION, declared_options, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
-from referee.rules.fields import Card, Choice, Int, Player, Shaped
+from referee.rules.fields import Card, Choice, Int, Player, Shaped, check_type
 from referee.rules.vocabulary import shown
 from referee.rules.base import Figures
 from referee.texts import N_, T, Text
@@ -46,21 +46,19 @@ FACE_UP_AT_DEAL = 3  # N9-2
 JOKER_POINTS = -3  # N9-6; N9-9 lets the table choose -2 or -5
 
 FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
-OPTIONS: dict[str, dict[str, Any]] = {
-    "decks": {"default": None, "schema": {"type": "integer", "minimum": 2, "maximum": 20}, "rule": "N9-1",
-              "description": N_("Standard decks with two Jokers each: default 2 for 2-3 players, 3 for 4-6, "
-                                "one more for every three further players; the table may choose more (N9-1).")},
-    "target": {"default": 100, "schema": {"type": "integer", "minimum": 1, "maximum": 100000}, "rule": "N9-7",
-               "description": N_("The game ends after the first hand at whose end a total reaches this (N9-7).")},
-    "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
-               "description": N_("The first hand's dealer; default the last player listed (G-2).")},
-    "hands": {"default": None, "schema": {"type": "integer", "minimum": 1, "maximum": 100}, "rule": "N9-9",
-              "description": N_("House rule: play this many hands, whatever the totals; the target is then "
-                                "unused (N9-9).")},
-    "joker_points": {"default": JOKER_POINTS, "schema": {"type": "integer", "enum": [-3, -2, -5]}, "rule": "N9-9",
-                     "description": N_("House rule: a Joker's points outside a set, -3, -2 or -5 (N9-9).")},
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Int("decks", N_("Standard decks with two Jokers each: default 2 for 2-3 players, 3 for 4-6, "
+                    "one more for every three further players; the table may choose more (N9-1)."),
+        lo=2, hi=20, rule="N9-1"),
+    Int("target", N_("The game ends after the first hand at whose end a total reaches this (N9-7)."),
+        lo=1, hi=100000, default=100, rule="N9-7"),
+    Player("dealer", N_("The first hand's dealer; default the last player listed (G-2)."), rule="G-2"),
+    Int("hands", N_("House rule: play this many hands, whatever the totals; the target is then "
+                    "unused (N9-9)."), lo=1, hi=100, rule="N9-9"),
+    Choice("joker_points", N_("House rule: a Joker's points outside a set, -3, -2 or -5 (N9-9)."),
+           choices=(-3, -2, -5), default=JOKER_POINTS, rule="N9-9"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "hand_result"  # a hand entered whole (T-4)
 ROUND_LABEL = "hand"
 LOWER_IS_BETTER = True  # penalty points (N9-7)
@@ -423,7 +421,7 @@ def _read_points(value: Any, state: dict) -> dict[str, int]:
     for name, given in get_field({"points": value}, "points", dict).items():
         if name not in state["players"]:
             raise InvalidInput(T("'{player}' is not a player in this game.", player=name))
-        points[name] = get_int({"points": given}, "points")
+        points[name] = Int("points").parse(given, state)
     return points
 
 
@@ -793,13 +791,9 @@ MOVES = {
 VERDICT_DECKS = default_decks(PLAYERS[1])
 
 
-def judge_grid(body: Any) -> dict:
-    check_keys(body, {"grid", "decks", "joker_points"}, what="request")
-    grid = parse_grid(get_field(body, "grid", list))
-    decks = get_int(body, "decks", 1, 20, required=False, default=VERDICT_DECKS, rule="N9-1")
-    check_copies(grid, _copies(decks), rule="N9-1")  # no more copies than the decks hold
-    joker = get_choice(body, "joker_points", (-3, -2, -5), required=False, default=JOKER_POINTS, rule="N9-9")
-    scored = score_grid(grid, joker)
+def _answer_grid(values: dict) -> dict:
+    check_copies(values["grid"], _copies(values["decks"]), rule="N9-1")  # no more copies than the decks hold
+    scored = score_grid(values["grid"], values["joker_points"])
     sets = [T("{line} is a set of {rank}s", line=_line_name(found["cells"]), rank=found["rank"])
             for found in scored["sets"]]
     says = (T("This grid scores {points}: {sets}, 0 points (N9-5); the other cards count their points (N9-6).",
@@ -817,21 +811,18 @@ _BREAKDOWN = {"type": "array", "items": {"type": "object", "required": ["rule", 
                                                         "detail": {"type": "string"}}}}
 JUDGES = {
     "grid": Judge(
-        judge_grid,
+        _answer_grid,
         N_("Score one full Nines grid: sets in rows and columns, points per card (N9-5, N9-6)."),
-        request={"type": "object", "required": ["grid"], "additionalProperties": False,
-                 "properties": {"grid": {"title": N_("Grid"), "description": N_("9 card codes row by row, or 3 rows "
-                                                                                 "of 3."),
-                                         "oneOf": [_CODES, _ROWS]},
-                                "decks": {"type": "integer", "minimum": 1, "maximum": 20, "title": N_("Decks"),
-                                          "default": VERDICT_DECKS,
-                                          "description": T("Decks in play: the grid may hold no more copies of a "
-                                                           "card than they do (N9-1). Omitted: {decks}, the decks "
-                                                           "N9-1 gives the most players a game seats ({players}).",
-                                                           decks=VERDICT_DECKS, players=PLAYERS[1])},
-                                "joker_points": {"type": "integer", "enum": [-3, -2, -5], "default": -3,
-                                                 "title": N_("A Joker's points"),
-                                                 "description": N_("A Joker's points (N9-9).")}}},
+        fields=(
+            Shaped("grid", N_("9 card codes row by row, or 3 rows of 3."), shape={"oneOf": [_CODES, _ROWS]},
+                   read=lambda value, state: parse_grid(check_type("grid", value, list)), title=N_("Grid")),
+            Int("decks", T("Decks in play: the grid may hold no more copies of a card than they do (N9-1). Omitted: "
+                           "{decks}, the decks N9-1 gives the most players a game seats ({players}).",
+                           decks=VERDICT_DECKS, players=PLAYERS[1]),
+                required=False, lo=1, hi=20, default=VERDICT_DECKS, rule="N9-1", title=N_("Decks")),
+            Choice("joker_points", N_("A Joker's points (N9-9)."), required=False, choices=(-3, -2, -5),
+                   default=JOKER_POINTS, rule="N9-9", title=N_("A Joker's points")),
+        ),
         response={"type": "object", "required": ["points", "sets", "card_points", "breakdown", "says"],
                   "properties": {
                       "says": SAYS,

@@ -13,12 +13,12 @@ from typing import Any
 from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_of
 from referee.rules.base import (
     SAYS, ADJUST_LIMIT, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, Game,
-    between, check_keys, check_players, correction_move, finished, get_field, get_int, in_deck, in_progress,
-    moves_instead, player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
+    between, check_players, correction_move, finished, get_field, in_deck, in_progress,
+    moves_instead, player_option, record_move, RECORD_OPTION, declared_options, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
-from referee.rules.fields import Card, Choice, Player, Shaped
+from referee.rules.fields import Card, Choice, Int, Player, Shaped
 from referee.rules.base import Example, Figures
 from referee.texts import N_, T, Text, joined
 
@@ -27,18 +27,15 @@ TITLE = "Ninety-nine"
 PLAYERS = (2, 16)
 HAND = 3  # N99-2: three cards each
 FIRST_DEAL = ("first_player", 0)  # the option naming who starts, and its default seat (N99-2, G-2)
-OPTIONS: dict[str, dict[str, Any]] = {
-    "tokens": {"default": 9, "schema": {"type": "integer", "minimum": 1, "maximum": 99}, "rule": "N99-1",
-               "description": N_("Tokens each player starts with (N99-1).")},
-    "decks": {"default": None, "schema": {"type": "integer", "enum": [1, 2]}, "rule": "N99-1",
-              "description": N_("1 or 2 standard decks; default 2 with more than five players, else 1 (N99-1).")},
-    "first_player": {"default": None, "schema": {"type": "string"}, "rule": "N99-2",
-                     "description": N_("Who plays first in round 1; default the first player listed (N99-2).")},
-    "hand_size": {"default": HAND, "schema": {"type": "integer", "minimum": 1, "maximum": 5}, "rule": "N99-9",
-                  "description": N_("House rule: the cards dealt to each player, 1 to 5 (N99-9; the sheet "
-                                    "deals 3, N99-2).")},
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Int("tokens", N_("Tokens each player starts with (N99-1)."), lo=1, hi=99, default=9, rule="N99-1"),
+    Choice("decks", N_("1 or 2 standard decks; default 2 with more than five players, else 1 (N99-1)."),
+           choices=(1, 2), rule="N99-1"),
+    Player("first_player", N_("Who plays first in round 1; default the first player listed (N99-2)."), rule="N99-2"),
+    Int("hand_size", N_("House rule: the cards dealt to each player, 1 to 5 (N99-9; the sheet deals 3, N99-2)."),
+        lo=1, hi=5, default=HAND, rule="N99-9"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 RULINGS = {
     **shared("G-1", "G-2"),
@@ -441,7 +438,7 @@ def _read_lost(value: Any, state: dict) -> dict[str, int]:
     for name, given in get_field({"lost": value}, "lost", dict).items():
         if name not in state["players"]:
             raise InvalidInput(T("'{player}' is not a player in this game.", player=name))
-        lost[name] = get_int({f"lost.{name}": given}, f"lost.{name}")
+        lost[name] = Int(f"lost.{name}").parse(given, state)
     return lost
 
 
@@ -835,13 +832,8 @@ MOVES = {
 
 # ---------------------------------------------------------------- dispute verdict
 
-def judge_play(body: dict) -> dict:
-    check_keys(body, {"total", "card", "value", "players"}, what="request")
-    total = get_int(body, "total", lo=-10_000, hi=10_000)
-    card = _card(get_field(body, "card", str))
-    value = body.get("value")  # checked with the card (N99-3)
-    players = get_int(body, "players", lo=2, hi=PLAYERS[1], required=False, default=3, rule="N99-1")
-    effect = play_effect(total, card, value, players)
+def _answer_play(values: dict) -> dict:
+    effect = play_effect(values["total"], values["card"], values["value"], values["players"])
     rules = ", ".join(effect.rules)
     if effect.player_loses and effect.others_lose:
         counted = T("In all the player loses {player}, and every other player {others} ({rules}).",
@@ -868,21 +860,17 @@ def judge_play(body: dict) -> dict:
 
 JUDGES = {
     "play": Judge(
-        fn=judge_play,
+        answer=_answer_play,
         summary=N_("What one card does to a pile total: new total, tokens lost, skip and reverse."),
-        request={
-            "type": "object",
-            "required": ["total", "card"],
-            "additionalProperties": False,
-            "properties": {
-                "total": {"type": "integer", "minimum": -10000, "maximum": 10000, "title": N_("Total before")},
-                "card": {"type": "string", "example": "2S", "title": N_("Card played")},
-                "value": {"type": "integer", "nullable": True, "title": N_("Value"),
-                          "description": N_("10 or -10 for a 10, 1 or 11 for an A")},
-                "players": {"type": "integer", "minimum": 2, "maximum": PLAYERS[1], "default": 3,
-                            "title": N_("Players in the game")},
-            },
-        },
+        fields=(
+            Int("total", lo=-10_000, hi=10_000, title=N_("Total before")),
+            Card("card", read=_card, example="2S", title=N_("Card played")),
+            # checked with the card (N99-3): whether a value is declared, and which, depends on it
+            Shaped("value", N_("10 or -10 for a 10, 1 or 11 for an A"), required=False, nullable=True,
+                   shape={"type": "integer"}, title=N_("Value")),
+            Int("players", lo=2, hi=PLAYERS[1], required=False, default=3, rule="N99-1",
+                title=N_("Players in the game")),
+        ),
         response={
             "type": "object",
             "required": ["says", "total", "player_loses", "others_lose", "round_over", "skip_next", "reverse", "rule",
@@ -902,6 +890,7 @@ JUDGES = {
         example={"total": 53, "card": "2S"},
     ),
 }
+judge_play = JUDGES["play"].fn  # a request as a client sends it
 
 
 # ---------------------------------------------------------------- the group's stats

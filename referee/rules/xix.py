@@ -28,12 +28,12 @@ from typing import Any
 from referee.cards import parse_xix
 from referee.rules.base import (
     ADJUST_LIMIT, RECORD_MOVE, SAYS, IllegalMove, InvalidInput, Judge, Move, adjust_move, between, Game,
-    check_keys, check_players, correction_move, finished, get_field, in_deck, in_progress, moves_instead,
-    player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
+    check_players, correction_move, finished, get_field, in_deck, in_progress, moves_instead,
+    player_option, record_move, RECORD_OPTION, declared_options, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
 from referee.rules.vocabulary import shown
-from referee.rules.fields import Card, Choice, Int, Player, Shaped
+from referee.rules.fields import Card, Choice, Int, Player, Shaped, check_type
 from referee.rules.base import Figures
 from referee.texts import N_, T, Text
 
@@ -56,19 +56,14 @@ SOURCES = ("closed", "open")
 _parse = in_deck(parse_xix, "X19-1")  # G-3: a card outside the deck cites the deck's ruling
 
 FIRST_DEAL = ("first_leader", 0)  # the option naming who starts, and its default seat (X19-1, G-2)
-OPTIONS: dict[str, dict[str, Any]] = {
-    "first_leader": {
-        "default": None, "schema": {"type": "string"}, "rule": "X19-1",
-        "description": N_("Who leads the first trick (X19-1, the table's choice); "
-                          "default: the first player listed (G-2)."),
-    },
-    "rules": {
-        "default": "1.0", "schema": {"type": "string", "enum": list(VERSIONS)}, "rule": "X19-8",
-        "description": N_("House rule: '2.0' plays the designer's version 2.0 (one hand, no raise or abandon, "
-                          "stakes 3/5/8, first to 19 or more wins) (X19-8)."),
-    },
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Player("first_leader", N_("Who leads the first trick (X19-1, the table's choice); "
+                              "default: the first player listed (G-2)."), rule="X19-1"),
+    Choice("rules", N_("House rule: '2.0' plays the designer's version 2.0 (one hand, no raise or abandon, "
+                       "stakes 3/5/8, first to 19 or more wins) (X19-8)."), choices=VERSIONS, default="1.0",
+           rule="X19-8"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "exchange_result"  # an exchange entered whole (T-4)
 
 RULINGS = {
@@ -117,10 +112,8 @@ def _trick_explanation(lead: int, follow: int) -> str:
              follow=follow, total=total, card=max(lead, follow))
 
 
-def _judge_trick(body: Any) -> dict:
-    check_keys(body, {"lead", "follow"}, "request")
-    lead = _card(body, "lead")
-    follow = _card(body, "follow")
+def _answer_trick(values: dict) -> dict:
+    lead, follow = values["lead"], values["follow"]
     winner = trick_winner(lead, follow)
     says = (T("The card led, {card}, takes the trick (X19-2): {why}", card=lead, why=_trick_explanation(lead, follow))
             if winner == "lead" else
@@ -129,16 +122,19 @@ def _judge_trick(body: Any) -> dict:
     return {"winner": winner, "rule": "X19-2", "explanation": _trick_explanation(lead, follow), "says": says}
 
 
+def _judged_card(name: str, title: str, description: str) -> Shaped:
+    """A card of a verdict's request: a number of the deck, 1 to 18 (X19-1), written as a number
+    or a text (as a move's card), offered as a number."""
+    return Shaped(name, description, shape={"type": "integer", "minimum": 1, "maximum": 18},
+                  read=lambda value, state: _parse(check_type(name, value, (int, str))), title=title)
+
+
 JUDGES = {
     "trick": Judge(
-        _judge_trick,
+        _answer_trick,
         N_("Who takes a trick: on a sum of 19 the lower card, otherwise the higher (X19-2)."),
-        request={"type": "object", "required": ["lead", "follow"], "properties": {
-            "lead": {"type": "integer", "minimum": 1, "maximum": 18, "title": N_("Card led"),
-                     "description": N_("The card led.")},
-            "follow": {"type": "integer", "minimum": 1, "maximum": 18, "title": N_("Card that followed"),
-                       "description": N_("The card that followed.")},
-        }},
+        fields=(_judged_card("lead", N_("Card led"), N_("The card led.")),
+                _judged_card("follow", N_("Card that followed"), N_("The card that followed."))),
         response={"type": "object", "required": ["winner", "rule", "explanation", "says"], "properties": {
             "says": SAYS,
             "winner": {"type": "string", "enum": ["lead", "follow"]},
@@ -186,10 +182,6 @@ def new_game(players: Any, options: Any = None) -> dict:
 
 
 # ------------------------------------------------------------------ move parsing
-
-def _card(obj: dict, key: str) -> int:
-    return _parse(get_field(obj, key, (int, str)))
-
 
 def _version_2(state: dict) -> bool:
     return state["options"].get("rules") == "2.0"

@@ -26,11 +26,11 @@ from typing import Any
 from referee.cards import STANDARD_RANKS, STANDARD_SUITS, parse_standard, rank_of, suit_of
 from referee.rules import vocabulary
 from referee.rules.base import (
-    SAYS, IllegalMove, InvalidInput, Judge, Move, adjust_move, Game, check_keys, check_players,
+    SAYS, IllegalMove, InvalidInput, Judge, Move, adjust_move, Game, check_players,
     correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead, record_move,
-    record_option, replace_round, resolve_options, round_index, shared,
+    RECORD_OPTION, declared_options, replace_round, resolve_options, round_index, shared,
 )
-from referee.rules.fields import Cards, Player, Shaped
+from referee.rules.fields import Cards, Choice, Int, Player, Shaped, check_type
 from referee.rules.vocabulary import shown
 from referee.texts import N_, T, Text
 
@@ -43,15 +43,14 @@ RANK_ORDER = STANDARD_RANKS[1:] + ("A",)  # HE-4: ace high
 REMOVED = {3: ("2D",), 4: (), 5: ("2D", "2C")}  # HE-1: what leaves the deck so that it deals out evenly
 MOON_SCORING = ("add", "subtract", "none")
 PASSES = {4: ("left", "right", "across", "hold")}  # HE-2; three or five players pass left, right, hold
-OPTIONS: dict[str, dict[str, Any]] = {
-    "target": {"default": 100, "schema": {"type": "integer", "minimum": 20, "maximum": 1000}, "rule": "HE-7",
-               "description": N_("The game ends at the end of the hand in which a total reaches this (HE-7).")},
-    "moon": {"default": "add", "schema": {"type": "string", "enum": list(MOON_SCORING)}, "rule": "HE-8",
-             "description": N_("House rule: how shooting the moon scores: 'add', every other player takes 26 "
-                               "(HE-6); 'subtract', 26 come off the shooter's total instead; 'none', the 26 "
-                               "count like any points (HE-8).")},
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Int("target", N_("The game ends at the end of the hand in which a total reaches this (HE-7)."),
+        lo=20, hi=1000, default=100, rule="HE-7"),
+    Choice("moon", N_("House rule: how shooting the moon scores: 'add', every other player takes 26 "
+                      "(HE-6); 'subtract', 26 come off the shooter's total instead; 'none', the 26 "
+                      "count like any points (HE-8)."), choices=tuple(MOON_SCORING), default="add", rule="HE-8"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "hand_result"  # a hand entered whole (T-4)
 ROUND_LABEL = "hand"
 LOWER_IS_BETTER = True  # penalty points (HE-7)
@@ -400,10 +399,9 @@ MOVES = {
 
 # ---------------------------------------------------------------- dispute verdict
 
-def judge_trick(body: Any) -> dict:
+def _answer_trick(values: dict) -> dict:
     """Who takes a trick and its points (HE-4, HE-5): the cards in the order played, the lead first."""
-    check_keys(body, {"cards"}, what="request")
-    cards = [_CARD(card) for card in get_field(body, "cards", list)]
+    cards = values["cards"]
     if not PLAYERS[0] <= len(cards) <= PLAYERS[1]:
         raise IllegalMove("HE-1", T("A trick holds one card from each of {lo} to {hi} players, not {n}.",
                                     lo=PLAYERS[0], hi=PLAYERS[1], n=len(cards)))
@@ -419,13 +417,13 @@ def judge_trick(body: Any) -> dict:
 
 JUDGES = {
     "trick": Judge(
-        judge_trick, N_("Who takes a trick, and its points (HE-4, HE-5)."),
-        request={"type": "object", "required": ["cards"], "additionalProperties": False,
-                 "properties": {"cards": {"type": "array", "minItems": PLAYERS[0], "maxItems": PLAYERS[1],
-                                          "items": {"type": "string"}, "title": N_("Cards"),
-                                          "description": N_("The trick's cards in the order played, the lead first."),
-                                          "example": ["5H", "QS", "KH", "2H"]}},
-                 "example": {"cards": ["5H", "QS", "KH", "2H"]}},
+        _answer_trick, N_("Who takes a trick, and its points (HE-4, HE-5)."),
+        fields=(Shaped("cards", N_("The trick's cards in the order played, the lead first."),
+                       shape={"type": "array", "minItems": PLAYERS[0], "maxItems": PLAYERS[1],
+                              "items": {"type": "string"}, "example": ["5H", "QS", "KH", "2H"]},
+                       read=lambda value, state: [_CARD(card) for card in check_type("cards", value, list)],
+                       title=N_("Cards")),),
+        example={"cards": ["5H", "QS", "KH", "2H"]},
         response={"type": "object", "required": ["position", "card", "points", "rule", "breakdown", "says"],
                   "properties": {"says": SAYS, "position": {"type": "integer", "minimum": 1},
                                  "card": {"type": "string"}, "points": {"type": "integer"},

@@ -130,9 +130,12 @@ EXAMPLES = [(name, verdict) for name, engine in ENGINES.items() for verdict, jud
 
 def form_text(value) -> str:
     """A request value as the page's field takes it: card codes separated by spaces, else as it is
-    written (a number, a text), else JSON."""
+    written (a number, a text), lists of card codes one per line, else JSON."""
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return " ".join(value)
+    if isinstance(value, list) and value and all(isinstance(item, list) and all(isinstance(code, str) for code in item)
+                                                 for item in value):
+        return "\n".join(" ".join(item) for item in value)
     return value if isinstance(value, str) else json.dumps(value)
 
 

@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from typing import Any
 
 from referee.cards import JOKER, parse_five_crowns, rank_of
 from referee.rules.base import (
     SAYS, Game, IllegalMove, InvalidInput, Judge, Move, adjust_move, and_names, check_keys,
-    check_players, correction_move, finished, get_choice, get_field, get_int, in_deck, in_progress, left_of, moves_instead,
-    player_option, record_move, record_option, replace_round, resolve_options, round_index, shared,
+    check_players, correction_move, finished, get_field, in_deck, in_progress, left_of, moves_instead,
+    player_option, record_move, RECORD_OPTION, declared_options, replace_round, resolve_options, round_index, shared,
 )
 from referee.rules import vocabulary
-from referee.rules.fields import Card, Cards, Choice, Player, Shaped
+from referee.rules.fields import Card, Cards, Choice, Int, Player, Shaped, check_type
 from referee.rules.vocabulary import shown
 from referee.rules.base import Figures
 from referee.texts import N_, T, Text, joined
@@ -48,22 +47,20 @@ MAX_JUDGED_HAND = 20        # a hand holds at most 14 cards; the verdict takes a
 MAX_JUDGED_MELD = 4 * CARDS_PER_DECK
 
 FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
-OPTIONS: dict[str, dict[str, Any]] = {
-    "decks": {"default": None, "schema": {"type": "integer", "enum": list(DECK_CHOICES)}, "rule": "FC-8",
-              "description": N_("Number of decks: 2 (one game, up to 7 players), 4 (two games "
-                                "combined, up to 14 players) or, a house rule, 6 (up to 21 players, FC-8). "
-                                "Default: the fewest that seat the players (FC-1).")},
-    "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
-               "description": N_("The first dealer. Default: the last player listed (G-2).")},
-    "round_order": {"default": "up", "schema": {"type": "string", "enum": ["up", "down"]}, "rule": "FC-8",
-                    "description": N_("House rule: 'down' starts with 13 cards, Kings wild, and ends with 3 "
-                                      "cards, 3s wild; each round's wild rank is its number of cards (FC-8).")},
-    "tie_break": {"default": "share", "schema": {"type": "string", "enum": ["share", "play_off"]}, "rule": "FC-5",
-                  "description": N_("A tie for the lowest total after round 11: 'share' (all tied "
-                                    "players win) or 'play_off' (a six-card round, sixes wild, "
-                                    "among the tied players) (FC-5).")},
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Choice("decks", N_("Number of decks: 2 (one game, up to 7 players), 4 (two games "
+                       "combined, up to 14 players) or, a house rule, 6 (up to 21 players, FC-8). "
+                       "Default: the fewest that seat the players (FC-1)."), choices=DECK_CHOICES, rule="FC-8"),
+    Player("dealer", N_("The first dealer. Default: the last player listed (G-2)."), rule="G-2"),
+    Choice("round_order", N_("House rule: 'down' starts with 13 cards, Kings wild, and ends with 3 "
+                             "cards, 3s wild; each round's wild rank is its number of cards (FC-8)."),
+           choices=("up", "down"), default="up", rule="FC-8"),
+    Choice("tie_break", N_("A tie for the lowest total after round 11: 'share' (all tied "
+                           "players win) or 'play_off' (a six-card round, sixes wild, "
+                           "among the tied players) (FC-5)."), choices=("share", "play_off"), default="share",
+           rule="FC-5"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 LOWER_IS_BETTER = True  # penalty points (FC-5)
 
@@ -412,6 +409,9 @@ def _check_melds(melds: list[list[str]], wild: str):
             raise IllegalMove("FC-3", T("{cards}: {reason}", cards=" ".join(meld) or N_("(empty meld)"), reason=reason))
 
 
+_HAND_POINTS = Int("points", lo=0, hi=10_000)  # a hand given as its points
+
+
 def _hand_form(entry: dict, what: str) -> dict:
     """One of {melds, leftover}, {cards} or {points} (the fields ``entry`` may hold have been
     checked by the caller): checked for shape, cards parsed."""
@@ -419,7 +419,10 @@ def _hand_form(entry: dict, what: str) -> dict:
     if "points" in given:
         if len(given) > 1:
             raise InvalidInput(T("The {what} gives either points, or cards, or melds and leftover.", what=what))
-        return {"points": get_int(entry, "points", lo=0, hi=10_000)}
+        try:
+            return {"points": _HAND_POINTS.parse(entry["points"], {})}
+        except InvalidInput as error:  # its range names no field of the move: said in the words alone
+            raise InvalidInput(error.detail, rule=error.rule) from None
     if "cards" in given:
         if len(given) > 1:
             raise InvalidInput(T("The {what} gives either cards, or melds and leftover.", what=what))
@@ -888,19 +891,26 @@ def _says_draw(move: dict) -> str:
 
 # ---------------------------------------------------------------- dispute verdicts
 
-def _judge_input(body, min_cards: int, max_cards: int) -> tuple[str, list[str]]:
-    check_keys(body, {"round", "wild", "cards", "decks"}, "request")
-    if ("round" in body) == ("wild" in body):
+def _one_wild(values: dict) -> None:
+    if (values["round"] is None) == (values["wild"] is None):
         raise InvalidInput(N_("Give either 'round' (1-11) or 'wild' (a rank, 3 to K)."))
-    wild = (wild_rank_of_round(get_int(body, "round", lo=1, hi=ROUNDS, rule="FC-2")) if "round" in body
-            else _wild_rank(body["wild"]))
-    decks = get_choice(body, "decks", DECK_CHOICES, required=False, default=2, rule="FC-8")  # G-3
-    cards = get_field(body, "cards", list)
-    if not min_cards <= len(cards) <= max_cards:
-        raise InvalidInput(T("'cards' must hold {lo} to {hi} cards.", lo=min_cards, hi=max_cards))
-    cards = _card_list(cards, "cards")
-    _check_count(cards, decks)
-    return wild, cards
+
+
+def _judge_input(values: dict) -> tuple[str, list[str]]:
+    wild = wild_rank_of_round(values["round"]) if values["round"] is not None else values["wild"]
+    _check_count(values["cards"], values["decks"])
+    return wild, values["cards"]
+
+
+def _judged_cards(lo: int, hi: int):
+    """The cards a verdict judges: ``lo`` to ``hi`` codes of the deck (FC-1)."""
+    def read(value, state) -> list[str]:
+        check_type("cards", value, list)
+        if not lo <= len(value) <= hi:
+            raise InvalidInput(T("'cards' must hold {lo} to {hi} cards.", lo=lo, hi=hi))
+        return _card_list(value, "cards")
+
+    return read
 
 
 def _wild_rank(value) -> str:
@@ -914,8 +924,8 @@ def _wild_rank(value) -> str:
     raise InvalidInput(N_("'wild' must be a rank from 3 to K (3, 4, ..., 10, J, Q, K) (FC-2)."), rule="FC-2")
 
 
-def judge_hand(body) -> dict:
-    wild, cards = _judge_input(body, 1, MAX_JUDGED_HAND)
+def _answer_hand(values: dict) -> dict:
+    wild, cards = _judge_input(values)
     best = best_lay_down(cards, wild)
     # FC-4: going out lays down the dealt number of cards (three at least) and discards one
     # more, so fewer than four cards never go out (a lone card is no lay-down).
@@ -929,8 +939,8 @@ def judge_hand(body) -> dict:
             "can_go_out": discard is not None, "go_out_discard": discard, "says": joined(says, " ")}
 
 
-def judge_meld(body) -> dict:
-    wild, cards = _judge_input(body, 0, MAX_JUDGED_MELD)
+def _answer_meld(values: dict) -> dict:
+    wild, cards = _judge_input(values)
     kind, reason = meld_kind(cards, wild)
     shown = " ".join(cards) or N_("(no cards)")
     if kind:
@@ -955,25 +965,27 @@ def _book_rank(cards: list[str], wild: str) -> str:
 
 
 _CARDS_SCHEMA = {"type": "array", "items": {"type": "string"}, "example": ["8D", "QD", "Q*"]}
-_JUDGE_REQUEST = {
-    "type": "object", "required": ["cards"],
-    "properties": {
-        "round": {"type": "integer", "minimum": 1, "maximum": ROUNDS, "title": N_("Round"),
-                  "description": N_("The round (1-11); its rank is wild (FC-2). Give round or wild.")},
-        "wild": {"type": "string", "title": N_("Wild rank"),
-                 "description": N_("The wild rank, 3 to K. Give round or wild.")},
-        "cards": {**_CARDS_SCHEMA, "title": N_("Cards")},
-        "decks": {"type": "integer", "enum": list(DECK_CHOICES), "default": 2, "title": N_("Decks"),
-                  "description": N_("Decks in play, for the copy count (FC-1).")},
-    },
-}
+
+
+def _judge_fields(lo: int, hi: int) -> tuple:
+    """A verdict's request: the wild rank, by its round or named, the cards and the decks in play."""
+    return (
+        Int("round", N_("The round (1-11); its rank is wild (FC-2). Give round or wild."), required=False,
+            lo=1, hi=ROUNDS, rule="FC-2", title=N_("Round")),
+        Shaped("wild", N_("The wild rank, 3 to K. Give round or wild."), required=False, shape={"type": "string"},
+               read=lambda value, state: _wild_rank(value), title=N_("Wild rank")),
+        Shaped("cards", shape={**_CARDS_SCHEMA}, read=_judged_cards(lo, hi), title=N_("Cards")),
+        Choice("decks", N_("Decks in play, for the copy count (FC-1)."), required=False, choices=DECK_CHOICES,
+               default=2, rule="FC-8", title=N_("Decks")),  # G-3
+    )
+
 
 JUDGES = {
     "hand": Judge(
-        judge_hand,
+        _answer_hand,
         N_("The best lay-down of a hand (FC-6): least points left over, one lay-down reaching it, "
            "and whether the hand can go out (FC-4) with which discard."),
-        request=_JUDGE_REQUEST,
+        fields=_judge_fields(1, MAX_JUDGED_HAND), check=_one_wild,
         response={"type": "object",
                   "required": ["min_points", "melds", "leftover", "can_go_out", "go_out_discard", "says"],
                   "properties": {
@@ -985,9 +997,9 @@ JUDGES = {
                       "go_out_discard": {"type": "string", "nullable": True}}},
         example={"round": 5, "cards": ["9D", "7C", "JD", "KS"]}),
     "meld": Judge(
-        judge_meld,
+        _answer_meld,
         N_("Is this a legal book or run (FC-3)?"),
-        request=_JUDGE_REQUEST,
+        fields=_judge_fields(0, MAX_JUDGED_MELD), check=_one_wild,
         response={"type": "object", "required": ["legal", "kind", "reason", "rule", "says"],
                   "properties": {
                       "says": SAYS,
@@ -997,6 +1009,7 @@ JUDGES = {
                       "rule": {"type": "string", "nullable": True}}},
         example={"wild": "8", "cards": ["8D", "QD", "Q*"], "decks": 2}),
 }
+judge_hand, judge_meld = JUDGES["hand"].fn, JUDGES["meld"].fn  # a request as a client sends it
 
 
 # ---------------------------------------------------------------- the group's stats

@@ -13,9 +13,9 @@ from referee import cards as card_codes
 from referee.rules import base
 from referee.rules.base import (ADJUST_LIMIT, IllegalMove, InvalidInput, Judge, Move, adjust_move,
                                 between, Game, correction_move, finished, in_progress, moves_instead, record_move,
-                                record_option, replace_round, round_index, shared)
+                                RECORD_OPTION, declared_options, replace_round, round_index, shared)
 from referee.rules import vocabulary
-from referee.rules.fields import Card, Cards, Player, Shaped
+from referee.rules.fields import Card, Cards, Flag, Int, Player, Shaped, check_type
 from referee.rules.vocabulary import shown
 from referee.rules.sixty_nine import game
 from referee.rules.sixty_nine.scoring import MOST_POINTS, score_round
@@ -31,16 +31,15 @@ TITLE = "69"
 PLAYERS = (2, 6)
 
 FIRST_DEAL = ("dealer", -1)  # the option naming the first dealer, and its default seat (G-2)
-OPTIONS: dict[str, dict[str, Any]] = {
-    "dealer": {"default": None, "schema": {"type": "string"}, "rule": "G-2",
-               "description": N_("First dealer (G-2); default the last player listed.")},
-    "target": {"default": 69, "schema": {"type": "integer", "minimum": 1}, "rule": "S69-12",
-               "description": N_("Points that end the game; every player at or over it after a round wins (S69-12).")},
-    "single_winner": {"default": False, "schema": {"type": "boolean"}, "rule": "S69-13",
-                      "description": N_("House rule: when several players reach the target, only the one with "
-                                        "the most points wins; a tie for most shares (S69-13).")},
-    "record": record_option(),
-}
+OPTIONS = declared_options(
+    Player("dealer", N_("First dealer (G-2); default the last player listed."), rule="G-2"),
+    Int("target", N_("Points that end the game; every player at or over it after a round wins (S69-12)."),
+        lo=1, default=69, rule="S69-12"),
+    Flag("single_winner", N_("House rule: when several players reach the target, only the one with "
+                             "the most points wins; a tie for most shares (S69-13)."), default=False,
+         rule="S69-13"),
+    RECORD_OPTION,
+)
 WHOLE_ROUND = "round_result"  # a round entered whole (T-4)
 
 RULINGS = {
@@ -236,7 +235,7 @@ def _read_players(value, state: dict) -> dict:
             if len(entry) > 1:
                 raise InvalidInput(T("The {what} gives either its points, or its captured sets and the cards left "
                                      "in hand.", what=what))
-            forms[name] = {"points": base.get_int(entry, "points")}
+            forms[name] = {"points": Int("points").parse(entry["points"], state)}
             continue
         raw = base.get_field(entry, "captured", list, required=False, default=[])
         if len(raw) > MOST_SETS:
@@ -246,7 +245,7 @@ def _read_players(value, state: dict) -> dict:
                                              for cards in raw]}
         if "hand" in entry:
             hand = base.get_field(entry, "hand", (int, list))
-            form["hand"] = _cards_field(entry, "hand") if isinstance(hand, list) else hand
+            form["hand"] = card_codes.parse_list(hand, game.parse_card, "hand") if isinstance(hand, list) else hand
         forms[name] = form
     return forms
 
@@ -563,15 +562,28 @@ MOVES = {
 
 # ---------------------------------------------------------------- dispute verdicts
 
-def _cards_field(body: dict, key: str, required: bool = True) -> list[str]:
-    return card_codes.parse_list(base.get_field(body, key, list, required=required, default=[]),
-                                 game.parse_card, key)
+def _read_cards(value: Any, state: dict | None = None) -> list[str]:
+    """Card codes of the game's deck (S69-1), as a verdict's request lists them."""
+    return card_codes.parse_list(check_type("cards", value, list), game.parse_card, "cards")
 
 
-def judge_set(body: dict) -> dict:
+def _read_sets(value: Any, state: dict | None = None) -> list[list[str]]:
+    return [card_codes.parse_list(s, game.parse_card, "captured[]") for s in check_type("captured", value, list)]
+
+
+_HAND_COUNT = Int("hand", lo=0, hi=69, rule="S69-1")  # a count is enough to score
+
+
+def _read_hand(value: Any, state: dict) -> int | list[str]:
+    """The cards left in hand, or just how many."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _HAND_COUNT.parse(value, state)
+    return card_codes.parse_list(check_type("hand", value, list), game.parse_card, "hand")
+
+
+def _answer_set(values: dict) -> dict:
     """Is this set legal (S69-2), is it complete (S69-4), and how does it read?"""
-    base.check_keys(body, {"cards"}, "request")
-    cards = _cards_field(body, "cards")
+    cards = values["cards"]
     check_copies(cards)
     reading, reason = read_set(cards)
     shown = " ".join(cards) or N_("(no cards)")
@@ -588,16 +600,11 @@ def judge_set(body: dict) -> dict:
     return {"legal": True, "complete": complete, "reading": reading, "reason": None, "rule": None, "says": says}
 
 
-def judge_score(body: dict) -> dict:
+def _answer_score(values: dict) -> dict:
     """A round score (S69-11) for captured sets and the cards left in hand."""
-    base.check_keys(body, {"captured", "hand"}, "request")
-    raw_sets = base.get_field(body, "captured", list)
-    captured = [card_codes.parse_list(s, game.parse_card, "captured[]") for s in raw_sets]
-    if isinstance(body.get("hand"), int) and not isinstance(body["hand"], bool):
-        hand_count, hand = base.get_int(body, "hand", lo=0, hi=69, rule="S69-1"), []   # a count is enough to score
-    else:
-        hand = _cards_field(body, "hand", required=False)
-        hand_count = len(hand)
+    captured, given = values["captured"], values["hand"]
+    hand = given if isinstance(given, list) else []
+    hand_count = given if isinstance(given, int) else len(hand)
     check_copies([c for s in captured for c in s] + hand)
     check_captured(captured)
     points, breakdown = score_round(captured, hand_count)
@@ -617,9 +624,8 @@ _BREAKDOWN = {"type": "array", "items": {
 
 JUDGES = {
     "set": Judge(
-        judge_set, N_("Is a set of 69 cards legal and complete, and how does it read? (S69-2, S69-4)"),
-        request={"type": "object", "required": ["cards"], "properties": {"cards": {**_CARD_LIST,
-                                                                                   "title": N_("Cards")}}},
+        _answer_set, N_("Is a set of 69 cards legal and complete, and how does it read? (S69-2, S69-4)"),
+        fields=(Shaped("cards", shape=_CARD_LIST, read=_read_cards, title=N_("Cards")),),
         response={"type": "object", "required": ["legal", "complete", "reading", "reason", "rule", "says"],
                   "properties": {
                       "legal": {"type": "boolean"}, "complete": {"type": "boolean"}, "reading": _READING,
@@ -628,17 +634,19 @@ JUDGES = {
         example={"cards": ["6A", "6B", "7C", "8D"]},
     ),
     "score": Judge(
-        judge_score, N_("Round score of captured sets and the cards left in hand (S69-11)."),
-        request={"type": "object", "required": ["captured"], "properties": {
-            "captured": {"type": "array", "items": _CARD_LIST, "title": N_("Sets captured")},
-            "hand": {"title": N_("Left in hand"), "description": N_("The cards left in hand, or just how many (0-69)."),
-                     "oneOf": [_CARD_LIST, {"type": "integer", "minimum": 0, "maximum": 69}]}}},
+        _answer_score, N_("Round score of captured sets and the cards left in hand (S69-11)."),
+        fields=(Shaped("captured", shape={"type": "array", "items": _CARD_LIST}, read=_read_sets,
+                       title=N_("Sets captured")),
+                Shaped("hand", N_("The cards left in hand, or just how many (0-69)."), required=False,
+                       shape={"oneOf": [_CARD_LIST, _HAND_COUNT.value_schema()]}, read=_read_hand,
+                       title=N_("Left in hand"))),
         response={"type": "object", "required": ["points", "breakdown", "says"],
                   "properties": {"points": {"type": "integer"}, "breakdown": _BREAKDOWN, "says": base.SAYS}},
         example={"captured": [["6A", "7B", "8C", "9D", "WILD", "5E"], ["WILD", "LOCK", "SCRAMBLE"]],
                  "hand": ["1F", "2F"]},
     ),
 }
+judge_set, judge_score = JUDGES["set"].fn, JUDGES["score"].fn  # a request as a client sends it
 
 
 # ---------------------------------------------------------------- the group's stats
