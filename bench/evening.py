@@ -747,9 +747,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=12.0, help="the measured window of each row")
     parser.add_argument("--followers", type=int, default=FOLLOWERS, help="phones following each table")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--start", type=int, default=200, help="the sweep's first number of tables")
+    parser.add_argument("--start", type=int, default=1000, help="the sweep's first number of tables")
     parser.add_argument("--steps", type=int, default=2, help="the sweep's bisection steps after the first failure")
-    parser.add_argument("--budget", type=float, default=110.0, help="seconds of rows per database in a sweep")
+    parser.add_argument("--budget", type=float, default=120.0, help="seconds of rows per database in a sweep")
     parser.add_argument("--notices", action="store_true",
                         help="followers ask for events without the state (?state=none) and fetch it after each")
     parser.add_argument("--procs", type=int, default=0,
