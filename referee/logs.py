@@ -155,8 +155,8 @@ def request_id(given: str) -> str:
 
 
 def answered(rid: str, method: str, route: str, status: int, seconds: float) -> None:
-    """A request answered: its log line and its metrics (from Flask's hook, and from the
-    followers' path in front of Flask, ``referee.api.followers``)."""
+    """A request answered: its log line and its metrics (from Flask's hook, and from the body
+    reader's refusals in front of Flask, ``referee.bodies``)."""
     access.info("request", extra={"fields": {
         "request_id": rid, "method": method, "route": route, "status": status, "ms": round(seconds * 1000, 2)}})
     metrics.observe(route, method, status, seconds)
