@@ -128,12 +128,9 @@ def game_head(game_id: str) -> tuple[int, int]:
     # Core on a pooled connection, no ORM session: making and closing one cost more than the read.
     # On PostgreSQL in autocommit: one round trip, where a transaction took three (BEGIN, the read,
     # the pool's ROLLBACK), each a wait of the worker's hub (a fifth of its CPU at 1,000 tables).
-    with db.engine.connect() as connection:
-        if connection.dialect.name == "postgresql":
-            with autocommitting(connection.connection):
-                head = connection.execute(_HEAD, {"id": game_id}).first()
-        else:
-            head = connection.execute(_HEAD, {"id": game_id}).first()
+    with db.engine.connect() as connection, (autocommitting(connection.connection)
+                                               if connection.dialect.name == "postgresql" else contextlib.nullcontext()):
+        head = connection.execute(_HEAD, {"id": game_id}).first()
     if head is None:
         raise _not_found(game_id)
     return head.version, head.revision
@@ -457,10 +454,6 @@ def _announced_save(added: bool, recorded: bool, kept: bool):
 
 _ANNOUNCED_SAVES = {(added, recorded, kept): _announced_save(added, recorded, kept)
                     for added in (False, True) for recorded in (False, True) for kept in (False, True)}
-_WRITES = {"move": _INSERT_MOVE, "game": _SAVE, "record": _INSERT_RECORD, "game if kept": _SAVE_IF_KEPT,
-           "game if kept and unrecorded": _SAVE_IF_KEPT_UNRECORDED}
-
-
 def _first(connection, statement, values: dict) -> dict | None:
     """The first row ``statement`` returns in ``connection``'s transaction, by column name."""
     row = connection.execute(statement, values).mappings().first()
@@ -530,15 +523,15 @@ class LockedGame:
             return True
         # SQLite has no data-modifying WITH (and no NOTIFY): one statement each, under the writer lock
         if self.kept:  # the game row first: the rest only if it is still as kept
-            if self.connection.execute(_WRITES["game if kept and unrecorded" if self.recorded else "game if kept"],
+            if self.connection.execute(_SAVE_IF_KEPT_UNRECORDED if self.recorded else _SAVE_IF_KEPT,
                                        values).rowcount != 1:
                 return False
         else:
-            self.connection.execute(_WRITES["game"], values)
+            self.connection.execute(_SAVE, values)
         if self.added:
-            self.connection.execute(_WRITES["move"], values)
+            self.connection.execute(_INSERT_MOVE, values)
         if self.recorded:
-            self.connection.execute(_WRITES["record"], values)
+            self.connection.execute(_INSERT_RECORD, values)
         _purge_expired(self)
         return True
 
@@ -1054,8 +1047,8 @@ def _run_group(batch: list[_Job]) -> int:
         for index, job in enumerate(batch):
             try:
                 done = None
-                if job.first is not None:  # it touches no ORM state: the driver's savepoint is enough
-                    with contextlib.nullcontext() if alone else _driver_savepoint(connection):
+                if job.first is not None:  # it touches no ORM state: a plain SAVEPOINT is enough
+                    with contextlib.nullcontext() if alone else _savepoint(connection):
                         done = job.first()
                 if done is None:
                     with contextlib.nullcontext() if alone else session.begin_nested():
@@ -1093,7 +1086,7 @@ def _run_group(batch: list[_Job]) -> int:
 
 
 @contextlib.contextmanager
-def _driver_savepoint(connection):
+def _savepoint(connection):
     """A plain SAVEPOINT, for a write in a commit group that touches no ORM state (the session's
     nested transaction, which also undoes the session's changes, costs more under the writer
     lock): a refusal is rolled back alone."""

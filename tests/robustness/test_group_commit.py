@@ -132,7 +132,7 @@ def test_a_failed_commit_acknowledges_none_of_the_group(app, api, groups, monkey
 @pytest.mark.parametrize("kept", [False, True], ids=["locked", "kept"])
 def test_a_database_error_in_one_write_fails_the_writes_before_it_and_retries_those_after(app, api, groups,
                                                                                           monkeypatch, kept):
-    """On rows this process kept (``kept``) the error comes in a save as kept, in the driver's
+    """On rows this process kept (``kept``) the error comes in a save as kept, in a plain
     savepoint; else in a write on the row as locked, in the session's."""
     a, b, c = kept_games(api, 3, groups) if kept else [api.create("ninety-nine", PLAYERS) for _ in range(3)]
     move, before = (play("Bob", "6H"), 1) if kept else (play("Ann", "5H"), 0)
@@ -164,7 +164,7 @@ def test_two_moves_judged_on_one_kept_row_in_one_group_the_second_is_judged_agai
 
 def test_a_save_as_kept_refused_after_its_row_was_written_is_rolled_back_alone(app, api, groups, monkeypatch):
     """A save as kept writes the game row, then the rest; one that fails after its row was written
-    (here its log row, refused) is rolled back alone, by the driver's savepoint: the game is as it
+    (here its log row, refused) is rolled back alone, by its plain SAVEPOINT: the game is as it
     was, and the other writes of its group commit."""
     a, b, c = kept_games(api, 3, groups)
 
